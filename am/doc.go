@@ -1,0 +1,40 @@
+// Package am is gopgas's active-message layer, after GASNet's core API and
+// the design of its gemini-conduit (reference/gasnet-gemini-conduit-readme.txt,
+// Active Message design).
+//
+// An active message names a handler that runs on the target PE when that PE
+// makes progress: inside any blocking call of the runtime, or an explicit
+// [Endpoint.Poll]. Messages come in three categories:
+//
+//   - Short: up to [MaxArgs] int32 arguments, no payload.
+//   - Medium: arguments and a payload of up to [Endpoint.MaxMedium] bytes,
+//     which the handler sees in a temporary buffer valid only while it runs.
+//   - Long: arguments and a payload that lands at a given offset of the
+//     target's segment before the handler runs. A payload that fits in one
+//     message travels inline and is copied into place at the target; a
+//     larger one is written by an RDMA put first and the message follows the
+//     put's completion.
+//
+// Each is a Request or a Reply. A request handler may send at most one reply
+// (to the requester) and must not block; a reply handler may not
+// communicate at all. Breaking a rule returns an error; it never deadlocks.
+//
+// # Handlers
+//
+// Handlers live in a table of 256 entries. Indices below [FirstUserHandler]
+// belong to the runtime; [Endpoint.Register] gives a program the next free
+// index above them and records the handler's name for [Endpoint.Lookup].
+// Programs are SPMD: every PE registers the same handlers in the same order,
+// so an index means the same handler everywhere.
+//
+// # Flow control
+//
+// Every pair of PEs has a credit count per direction, [Config.Depth] deep
+// (R-DEPTH, default 12). A request costs the sender one credit and waits,
+// polling, while it has none. The credit comes back with the reply, or, when
+// the handler sends none, in the header of any later message headed back to
+// the requester; only when nothing is headed back by the time the target
+// runs out of other work, or when it owes half a depth, does it send a
+// hidden credit message. Per-peer state is created on first contact, so a
+// PE that talks to few peers pays for few.
+package am

@@ -1,0 +1,187 @@
+package conduit
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+	"unsafe"
+)
+
+// CheckPost validates the parts of a descriptor that the initiator can check
+// before anything is sent: the type, mechanism and ordering, the target rank,
+// the remote range against the handle's length, and an AMO's operation,
+// width and alignment. Every backend calls it from Post so that malformed
+// descriptors fail the same way everywhere.
+func CheckPost(d *PostDesc, size int) error {
+	if d == nil {
+		return fmt.Errorf("post: nil descriptor")
+	}
+	if d.Target < 0 || d.Target >= size {
+		return fmt.Errorf("post %v: target PE %d outside the job [0,%d)", d.Type, d.Target, size)
+	}
+	if !d.Remote.Valid() {
+		return fmt.Errorf("post %v to PE %d: invalid remote memory handle", d.Type, d.Target)
+	}
+	if int(d.Remote.Owner) != d.Target {
+		return fmt.Errorf("post %v to PE %d: remote memory handle belongs to PE %d", d.Type, d.Target, d.Remote.Owner)
+	}
+	switch d.Order {
+	case OrderInherit, OrderStrict, OrderDefault, OrderRelaxed:
+	default:
+		return fmt.Errorf("post %v: bad ordering mode %v", d.Type, d.Order)
+	}
+	n := d.Bytes()
+	if d.RemoteOffset < 0 || d.RemoteOffset > d.Remote.Bytes-n {
+		return fmt.Errorf("post %v to PE %d: remote range [%d,+%d) outside the %d-byte region", d.Type, d.Target, d.RemoteOffset, n, d.Remote.Bytes)
+	}
+	switch d.Type {
+	case Put, Get:
+		if d.Mech != FMA && d.Mech != BTE {
+			return fmt.Errorf("post %v: bad mechanism %v", d.Type, d.Mech)
+		}
+		if len(d.Local) == 0 {
+			return fmt.Errorf("post %v to PE %d: empty transfer", d.Type, d.Target)
+		}
+	case AMO:
+		if !d.AMO.Valid() {
+			return fmt.Errorf("post amo: bad operation %v", d.AMO)
+		}
+		if d.Width != 4 && d.Width != 8 {
+			return fmt.Errorf("post amo %v: width %d (want 4 or 8)", d.AMO, d.Width)
+		}
+		if d.AMO == AMOFAdd && d.Width != 8 {
+			return fmt.Errorf("post amo fadd: width %d (float64 add is 8 bytes)", d.Width)
+		}
+		if d.RemoteOffset%int64(d.Width) != 0 {
+			return fmt.Errorf("post amo %v to PE %d: offset %d not aligned to %d bytes", d.AMO, d.Target, d.RemoteOffset, d.Width)
+		}
+	default:
+		return fmt.Errorf("post: bad type %v", d.Type)
+	}
+	return nil
+}
+
+// ApplyAMO performs op atomically on the width-byte word at the start of
+// word, using sync/atomic, and returns the old value (zero-extended for
+// width 4). The word must be aligned to width; CheckPost has verified the
+// offset and segments are 8-byte aligned, so a violation here is a
+// programming error in a backend and panics.
+func ApplyAMO(word []byte, op AMOOp, width uint8, operand, compare uint64) uint64 {
+	if width == 4 {
+		p := (*uint32)(unsafe.Pointer(unsafe.SliceData(word[:4])))
+		if uintptr(unsafe.Pointer(p))%4 != 0 {
+			panic("conduit: misaligned 32-bit AMO word")
+		}
+		return uint64(amo32(p, op, uint32(operand), uint32(compare)))
+	}
+	p := (*uint64)(unsafe.Pointer(unsafe.SliceData(word[:8])))
+	if uintptr(unsafe.Pointer(p))%8 != 0 {
+		panic("conduit: misaligned 64-bit AMO word")
+	}
+	return amo64(p, op, operand, compare)
+}
+
+func amo64(p *uint64, op AMOOp, v, cmp uint64) uint64 {
+	switch op {
+	case AMOAdd:
+		return atomic.AddUint64(p, v) - v
+	case AMOAnd:
+		return atomic.AndUint64(p, v)
+	case AMOOr:
+		return atomic.OrUint64(p, v)
+	case AMOSwap:
+		return atomic.SwapUint64(p, v)
+	}
+	for {
+		old := atomic.LoadUint64(p)
+		nv := AMOResult(op, 8, old, v, cmp)
+		if nv == old || atomic.CompareAndSwapUint64(p, old, nv) {
+			return old
+		}
+	}
+}
+
+func amo32(p *uint32, op AMOOp, v, cmp uint32) uint32 {
+	switch op {
+	case AMOAdd:
+		return atomic.AddUint32(p, v) - v
+	case AMOAnd:
+		return atomic.AndUint32(p, v)
+	case AMOOr:
+		return atomic.OrUint32(p, v)
+	case AMOSwap:
+		return atomic.SwapUint32(p, v)
+	}
+	for {
+		old := atomic.LoadUint32(p)
+		nv := uint32(AMOResult(op, 4, uint64(old), uint64(v), uint64(cmp)))
+		if nv == old || atomic.CompareAndSwapUint32(p, old, nv) {
+			return old
+		}
+	}
+}
+
+// AMOResult computes, without side effects, the value op leaves in a word
+// that held old: the definition of every operation. ApplyAMO follows it, and
+// simulated backends, which own their memory single-threaded, call it.
+// FAdd of width 4 is not defined and leaves the word unchanged.
+func AMOResult(op AMOOp, width uint8, old, operand, compare uint64) uint64 {
+	if width == 4 {
+		o, v := uint32(old), uint32(operand)
+		var r uint32
+		switch op {
+		case AMOAdd:
+			r = o + v
+		case AMOAnd:
+			r = o & v
+		case AMOOr:
+			r = o | v
+		case AMOXor:
+			r = o ^ v
+		case AMOSwap:
+			r = v
+		case AMOCSwap:
+			r = o
+			if o == uint32(compare) {
+				r = v
+			}
+		case AMOMin:
+			r = uint32(min(int32(o), int32(v)))
+		case AMOMax:
+			r = uint32(max(int32(o), int32(v)))
+		case AMOUMin:
+			r = min(o, v)
+		case AMOUMax:
+			r = max(o, v)
+		}
+		return uint64(r)
+	}
+	switch op {
+	case AMOAdd:
+		return old + operand
+	case AMOAnd:
+		return old & operand
+	case AMOOr:
+		return old | operand
+	case AMOXor:
+		return old ^ operand
+	case AMOSwap:
+		return operand
+	case AMOCSwap:
+		if old == compare {
+			return operand
+		}
+		return old
+	case AMOMin:
+		return uint64(min(int64(old), int64(operand)))
+	case AMOMax:
+		return uint64(max(int64(old), int64(operand)))
+	case AMOUMin:
+		return min(old, operand)
+	case AMOUMax:
+		return max(old, operand)
+	case AMOFAdd:
+		return math.Float64bits(math.Float64frombits(old) + math.Float64frombits(operand))
+	}
+	return old
+}

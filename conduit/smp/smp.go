@@ -1,0 +1,457 @@
+// Package smp is the real shared-memory backend: every PE is a goroutine of
+// one process, segments are ordinary memory, and puts, gets and atomics are
+// real memory operations (atomics with sync/atomic on aligned words).
+//
+// A descriptor posted with Post is executed at once by the posting
+// goroutine, and its completion event is queued for the next PollLocalCQ:
+// the network path of the runtime therefore runs for real, only faster.
+// Peers' segments are also offered for direct load/store (Caps.DirectAccess),
+// which the runtime uses instead of Post unless told not to, as GASNet uses
+// process-shared memory between PEs of one node.
+//
+// Short messages travel through one single-producer single-consumer ring per
+// (sender, receiver) pair, created when the sender first talks to the
+// receiver, and a two-level doorbell bitmap per receiver that tells it which
+// rings to look at: a message costs no lock and no allocation.
+//
+// Waiting PEs spin, yielding the processor when there are more PEs than
+// processors. When every PE still running has waited without any progress
+// for JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError.
+//
+// The backend registers as "smp". Its default job size is the number of
+// physical cores.
+package smp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/pad"
+)
+
+// Name is the name the backend registers under.
+const Name = "smp"
+
+// Limits of the short-message system.
+const (
+	// MaxHeaderBytes bounds a message header: room for the runtime's AM
+	// header with 16 arguments.
+	MaxHeaderBytes = 128
+	// MaxPayloadBytes bounds a message payload, and so the largest Medium
+	// active message. 4 KiB keeps a mailbox slot within a page.
+	MaxPayloadBytes = 4096
+)
+
+// DefaultStallTimeout is how long every PE must wait without progress
+// before the job is declared deadlocked, when JobConfig.StallTimeout is 0.
+const DefaultStallTimeout = 10 * time.Second
+
+func init() {
+	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: DefaultPEs})
+}
+
+// DefaultPEs is the number of physical cores, or of logical CPUs when the
+// CPU does not tell.
+func DefaultPEs() int {
+	if n := cpuid.CPU.PhysicalCores; n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+type job struct {
+	cfg          conduit.JobConfig
+	eps          []*endpoint
+	start        time.Time
+	perNode      int
+	stallTimeout time.Duration
+	// oversubscribed: more PEs than processors, so waiters yield every
+	// iteration instead of spinning.
+	oversubscribed bool
+
+	started atomic.Bool
+	done    atomic.Int64
+
+	abortOnce sync.Once
+	aborted   atomic.Bool
+	abortErr  error // written once before aborted is set
+}
+
+// Open starts a job. It is registered as the "smp" backend.
+func Open(cfg conduit.JobConfig) (conduit.Job, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(cfg.Options) > 0 {
+		for k := range cfg.Options {
+			return nil, fmt.Errorf("smp: unknown option %q", k)
+		}
+	}
+	j := &job{cfg: cfg, start: time.Now(), perNode: cfg.PEsPerNode, stallTimeout: cfg.StallTimeout}
+	if j.perNode == 0 || j.perNode > cfg.PEs {
+		j.perNode = cfg.PEs
+	}
+	if j.stallTimeout <= 0 {
+		j.stallTimeout = DefaultStallTimeout
+	}
+	j.oversubscribed = cfg.PEs > runtime.GOMAXPROCS(0)
+	j.eps = make([]*endpoint, cfg.PEs)
+	for r := range j.eps {
+		j.eps[r] = newEndpoint(j, r)
+	}
+	return j, nil
+}
+
+// Run starts the PEs and waits for all of them.
+func (j *job) Run(main func(conduit.Endpoint) error) error {
+	if !j.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("smp: Run called twice on one job")
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(j.eps))
+	for r, ep := range j.eps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := main(ep)
+			ep.Done()
+			if err != nil {
+				errs[r] = err
+				j.abort(fmt.Errorf("%w: PE %d failed: %v", conduit.ErrJobAborted, r, err))
+			}
+		}()
+	}
+	wg.Wait()
+	if j.aborted.Load() {
+		if _, ok := j.abortErr.(*conduit.DeadlockError); ok {
+			return j.abortErr
+		}
+	}
+	// The root cause is the first error that is not an echo of the abort.
+	for _, err := range errs {
+		if err != nil && !isAbortEcho(err) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isAbortEcho(err error) bool { return errors.Is(err, conduit.ErrJobAborted) }
+
+func (j *job) abort(err error) {
+	j.abortOnce.Do(func() {
+		j.abortErr = err
+		j.aborted.Store(true)
+	})
+}
+
+func (j *job) now() conduit.Time { return conduit.FromDuration(time.Since(j.start)) }
+
+// region is one registration.
+type region struct {
+	id  uint32
+	buf []byte
+}
+
+func (r *region) contains(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= base && p+uintptr(len(b)) <= base+uintptr(len(r.buf))
+}
+
+// regTable is an immutable snapshot of an endpoint's registrations; remote
+// posts read it while the owner replaces it on Register and Deregister.
+type regTable struct {
+	regions []region
+}
+
+func (t *regTable) lookup(id uint32) *region {
+	for i := range t.regions {
+		if t.regions[i].id == id {
+			return &t.regions[i]
+		}
+	}
+	return nil
+}
+
+// hot is the state other PEs read while this PE waits: on its own cache
+// lines.
+type hot struct {
+	waiting  atomic.Bool  // in a wait long enough to count for deadlock
+	progress atomic.Int64 // bumped whenever a waiting PE got something done
+	done     atomic.Bool
+}
+
+type endpoint struct {
+	job      *job
+	rank     int
+	seg      []byte
+	ordering conduit.OrderingMode
+	regs     atomic.Pointer[regTable]
+	nextID   uint32
+
+	hot  *hot
+	what atomic.Pointer[string]
+
+	localCQ eventQueue
+
+	remoteMu sync.Mutex
+	remoteCQ []conduit.Event
+
+	inbox inbox
+	out   []*mailbox // the rings this PE sends on, by receiver
+}
+
+func newEndpoint(j *job, rank int) *endpoint {
+	words := make([]uint64, j.cfg.SegmentBytes/8)
+	seg := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), j.cfg.SegmentBytes)
+	ep := &endpoint{
+		job:      j,
+		rank:     rank,
+		seg:      seg,
+		ordering: j.cfg.Ordering,
+		nextID:   conduit.SegmentID + 1,
+		hot:      pad.New[hot](),
+		out:      make([]*mailbox, j.cfg.PEs),
+	}
+	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
+	ep.inbox.init(j.cfg.PEs, j.cfg.PeerBurst)
+	return ep
+}
+
+func (e *endpoint) Rank() int       { return e.rank }
+func (e *endpoint) Size() int       { return len(e.job.eps) }
+func (e *endpoint) Node(r int) int  { return r / e.job.perNode }
+func (e *endpoint) Nodes() int      { return (len(e.job.eps) + e.job.perNode - 1) / e.job.perNode }
+func (e *endpoint) Backend() string { return Name }
+
+func (e *endpoint) Caps() conduit.Caps {
+	return conduit.Caps{
+		NeedsRegisteredLocal: e.job.cfg.RequireRegisteredLocal,
+		AMO32:                true,
+		FloatAMO:             true,
+		DirectAccess:         !e.job.cfg.NoDirectAccess,
+	}
+}
+
+func (e *endpoint) Ordering() conduit.OrderingMode { return e.ordering }
+
+func (e *endpoint) SetOrdering(m conduit.OrderingMode) error {
+	switch m {
+	case conduit.OrderStrict, conduit.OrderDefault, conduit.OrderRelaxed:
+		e.ordering = m
+		return nil
+	}
+	return fmt.Errorf("smp: SetOrdering(%v): must be strict, default or relaxed", m)
+}
+
+func (e *endpoint) Segment() []byte { return e.seg }
+
+func (e *endpoint) SegmentHandle(rank int) conduit.MemHandle {
+	if rank < 0 || rank >= len(e.job.eps) {
+		return conduit.MemHandle{}
+	}
+	return conduit.MemHandle{Owner: int32(rank), ID: conduit.SegmentID, Bytes: e.job.cfg.SegmentBytes}
+}
+
+func (e *endpoint) DirectSegment(rank int) []byte {
+	if e.job.cfg.NoDirectAccess || rank < 0 || rank >= len(e.job.eps) {
+		return nil
+	}
+	return e.job.eps[rank].seg
+}
+
+func (e *endpoint) Register(buf []byte) (conduit.MemHandle, error) {
+	if len(buf) == 0 {
+		return conduit.MemHandle{}, fmt.Errorf("smp: PE %d: Register of an empty buffer", e.rank)
+	}
+	old := e.regs.Load()
+	t := &regTable{regions: make([]region, len(old.regions), len(old.regions)+1)}
+	copy(t.regions, old.regions)
+	id := e.nextID
+	e.nextID++
+	t.regions = append(t.regions, region{id: id, buf: buf})
+	e.regs.Store(t)
+	return conduit.MemHandle{Owner: int32(e.rank), ID: id, Bytes: int64(len(buf))}, nil
+}
+
+func (e *endpoint) Deregister(h conduit.MemHandle) error {
+	if int(h.Owner) != e.rank || h.ID == conduit.SegmentID {
+		return fmt.Errorf("smp: PE %d: Deregister of handle %d of PE %d", e.rank, h.ID, h.Owner)
+	}
+	old := e.regs.Load()
+	t := &regTable{regions: make([]region, 0, len(old.regions))}
+	for _, r := range old.regions {
+		if r.id != h.ID {
+			t.regions = append(t.regions, r)
+		}
+	}
+	if len(t.regions) == len(old.regions) {
+		return fmt.Errorf("smp: PE %d: Deregister of unknown handle %d", e.rank, h.ID)
+	}
+	e.regs.Store(t)
+	return nil
+}
+
+func (e *endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
+	t := e.regs.Load()
+	for i := range t.regions {
+		r := &t.regions[i]
+		if r.contains(buf) {
+			return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(r.buf))}, true
+		}
+	}
+	return conduit.MemHandle{}, false
+}
+
+// Post executes the descriptor at once and queues its completion.
+func (e *endpoint) Post(d *conduit.PostDesc) error {
+	if err := conduit.CheckPost(d, len(e.job.eps)); err != nil {
+		return fmt.Errorf("smp: PE %d: %w", e.rank, err)
+	}
+	if d.Type != conduit.AMO && e.job.cfg.RequireRegisteredLocal {
+		if err := e.checkLocal(d); err != nil {
+			return err
+		}
+	}
+	ev := conduit.Event{Desc: d}
+	tgt := e.job.eps[d.Target]
+	r := tgt.regs.Load().lookup(d.Remote.ID)
+	n := d.Bytes()
+	switch {
+	case r == nil:
+		ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("PE %d has no registration %d", d.Target, d.Remote.ID)
+	case d.RemoteOffset+n > int64(len(r.buf)):
+		ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration", d.RemoteOffset, n, d.Target, len(r.buf))
+	default:
+		mem := r.buf[d.RemoteOffset : d.RemoteOffset+n]
+		switch d.Type {
+		case conduit.Put:
+			storeWords(mem, d.Local)
+		case conduit.Get:
+			loadWords(d.Local, mem)
+		case conduit.AMO:
+			if uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%uintptr(d.Width) != 0 {
+				ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("AMO word at offset %d of PE %d is misaligned", d.RemoteOffset, d.Target)
+				break
+			}
+			old := conduit.ApplyAMO(mem, d.AMO, d.Width, d.Operand, d.Compare)
+			if d.Fetch {
+				d.Result = old
+			}
+		}
+		if d.RemoteEvent && d.Type == conduit.Put {
+			tgt.pushRemote(conduit.Event{Source: e.rank, Data: d.RemoteData})
+		}
+	}
+	e.localCQ.push(ev)
+	return nil
+}
+
+func (e *endpoint) checkLocal(d *conduit.PostDesc) error {
+	r := e.regs.Load().lookup(d.LocalMem.ID)
+	if int(d.LocalMem.Owner) != e.rank || r == nil || !r.contains(d.Local) {
+		return fmt.Errorf("smp: PE %d: post %v: local buffer of %d bytes is not inside registration %d (this job requires registered local memory)",
+			e.rank, d.Type, len(d.Local), d.LocalMem.ID)
+	}
+	return nil
+}
+
+func (e *endpoint) pushRemote(ev conduit.Event) {
+	e.remoteMu.Lock()
+	e.remoteCQ = append(e.remoteCQ, ev)
+	e.remoteMu.Unlock()
+}
+
+func (e *endpoint) PollLocalCQ(evs []conduit.Event) int {
+	n := e.localCQ.pop(evs)
+	if n > 0 {
+		e.noteProgress()
+	}
+	return n
+}
+
+func (e *endpoint) PollRemoteCQ(evs []conduit.Event) int {
+	e.remoteMu.Lock()
+	n := copy(evs, e.remoteCQ)
+	rest := copy(e.remoteCQ, e.remoteCQ[n:])
+	clear(e.remoteCQ[rest:])
+	e.remoteCQ = e.remoteCQ[:rest]
+	e.remoteMu.Unlock()
+	if n > 0 {
+		e.noteProgress()
+	}
+	return n
+}
+
+func (e *endpoint) MaxMessageHeader() int  { return MaxHeaderBytes }
+func (e *endpoint) MaxMessagePayload() int { return MaxPayloadBytes }
+
+func (e *endpoint) Now() conduit.Time     { return e.job.now() }
+func (e *endpoint) Charge(_ conduit.Time) {}
+
+func (e *endpoint) Done() {
+	if !e.hot.done.Swap(true) {
+		e.job.done.Add(1)
+	}
+}
+
+func (e *endpoint) AllDone() bool { return e.job.done.Load() == int64(len(e.job.eps)) }
+
+// noteProgress records that a waiting PE got something done, which resets
+// deadlock detection.
+func (e *endpoint) noteProgress() {
+	if e.hot.waiting.Load() {
+		e.hot.progress.Add(1)
+	}
+}
+
+// storeWords copies src into segment memory the way a NIC's DMA writes it:
+// every aligned 8-byte word whole (atomically), so that a PE polling a word
+// of its segment sees either the old or the new value. Unaligned edges are
+// copied bytewise.
+func storeWords(mem, src []byte) {
+	head := wordHead(mem)
+	copy(mem[:head], src)
+	i := head
+	for ; i+8 <= len(mem); i += 8 {
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&mem[i])), binary.NativeEndian.Uint64(src[i:]))
+	}
+	copy(mem[i:], src[i:])
+}
+
+// loadWords copies segment memory into dst, reading aligned words whole.
+func loadWords(dst, mem []byte) {
+	head := wordHead(mem)
+	copy(dst[:head], mem)
+	i := head
+	for ; i+8 <= len(mem); i += 8 {
+		binary.NativeEndian.PutUint64(dst[i:], atomic.LoadUint64((*uint64)(unsafe.Pointer(&mem[i]))))
+	}
+	copy(dst[i:], mem[i:])
+}
+
+// wordHead is how many bytes of b precede its first 8-byte aligned address.
+func wordHead(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return min(len(b), int((8-uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8)%8))
+}

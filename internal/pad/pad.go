@@ -1,0 +1,63 @@
+// Package pad allocates per-PE hot state on cache lines of its own, so that
+// PEs running on different cores do not slow each other down by writing
+// neighbouring words (false sharing).
+package pad
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// fallbackLine is used when the CPU does not report its cache-line size;
+// 128 bytes also covers the adjacent-line prefetcher of x86 cores.
+const fallbackLine = 128
+
+// CacheLine is the cache-line size of this machine in bytes.
+var CacheLine = func() int {
+	if l := cpuid.CPU.CacheLine; l >= 32 && l&(l-1) == 0 {
+		return l
+	}
+	return fallbackLine
+}()
+
+// New returns a zeroed T alone on its cache lines. T must hold no pointers
+// (it lives in memory the garbage collector does not scan): a T with
+// pointers is a programming error and panics.
+func New[T any]() *T {
+	var zero T
+	if hasPointers(reflect.TypeOf(zero)) {
+		panic(fmt.Sprintf("pad.New: %T holds pointers", zero))
+	}
+	size := int(unsafe.Sizeof(zero))
+	n := (size + CacheLine - 1) / CacheLine * CacheLine
+	// A block of n bytes, n a multiple of the line size, comes from a size
+	// class of exactly n bytes whose objects start at multiples of n within
+	// a page-aligned span, so the block starts on a line boundary. Allocate
+	// one line more and align by hand to be independent of that detail.
+	buf := make([]byte, n+CacheLine)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	off := (CacheLine - int(base%uintptr(CacheLine))) % CacheLine
+	return (*T)(unsafe.Pointer(&buf[off]))
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}

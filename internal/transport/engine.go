@@ -1,0 +1,353 @@
+// Package transport is the runtime's machinery between the user-facing
+// layers (pgas, am) and a conduit: the post-descriptor pool, the bounce
+// buffer pool, the choice of FMA or block transfer, bouncing or one-time
+// registration of unregistered local buffers, the splitting of large
+// transfers, and completion tracking. It follows the RDMA design of GASNet's
+// gemini-conduit (reference/gasnet-gemini-conduit-readme.txt, RDMA and
+// Event Processing) with the defaults of CALIBRATION.md's runtime rows.
+//
+// An Engine belongs to one PE and is not safe for concurrent use.
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// Settings are the engine's tunables; the runtime validates them.
+type Settings struct {
+	// NumPD is the most post descriptors in flight (R-PD).
+	NumPD int
+	// BounceBytes is the bounce pool's total size (R-BOUNCE).
+	BounceBytes int64
+	// BounceCutover is the size of one bounce buffer and the largest
+	// unregistered transfer that is bounced rather than registered for the
+	// occasion (R-CUT-BOUNCE).
+	BounceCutover int64
+	// PDBounceBytes is the size of each descriptor's own bounce buffer
+	// (R-CUT-FMA).
+	PDBounceBytes int
+	// FMACutover is the largest transfer sent by FMA; larger ones use the
+	// block transfer engine.
+	FMACutover int64
+	// ChunkBytes is the largest piece of a transfer (R-CHUNK).
+	ChunkBytes int64
+	// PollBurst is how many completions one poll takes (R-BURST).
+	PollBurst int
+	// Direct allows load/store access to peers' segments when the backend
+	// maps them.
+	Direct bool
+}
+
+// Stats count what the engine did, for tests and reports.
+type Stats struct {
+	Direct      int64 // operations done by load/store on a mapped segment
+	FMA, BTE    int64 // descriptors posted by mechanism (puts and gets)
+	AMOs        int64 // AMO descriptors posted
+	Chunked     int64 // transfers split into pieces
+	PDBounced   int64 // transfers through a descriptor's own buffer
+	Bounced     int64 // transfers through a pooled bounce buffer
+	OneTimeRegs int64 // transfers that registered their buffer
+	Emulated    int64 // atomics emulated with compare-and-swap
+	PDWaits     int64 // times the descriptor pool was empty
+	BounceWaits int64 // times the bounce pool was empty
+	Completions int64 // completion events processed
+}
+
+// ErrInHandler is returned when a blocking call is made while the engine
+// is running a poller (an active-message handler).
+var ErrInHandler = errors.New("blocking call from inside an active-message handler")
+
+// A Poller is polled along with the completion queue in every wait; it
+// returns how many things it processed. Active messages register one.
+type Poller func() (int, error)
+
+// Cond is a condition a wait ends on.
+type Cond interface{ Done() bool }
+
+// Engine is one PE's transport.
+type Engine struct {
+	ep       conduit.Endpoint
+	s        Settings
+	rank     int
+	size     int
+	needReg  bool
+	amo32    bool
+	floatAMO bool
+	direct   [][]byte
+
+	pds    pdPool
+	bounce bouncePool
+	evs    []conduit.Event
+
+	unflushed map[int]struct{}
+	flushBufs []byte
+
+	pollers  []Poller
+	remoteFn func(conduit.Event)
+	inPoll   bool
+	w        waiter
+
+	Stats Stats
+}
+
+// New builds the engine of one PE.
+func New(ep conduit.Endpoint, s Settings) *Engine {
+	caps := ep.Caps()
+	e := &Engine{
+		ep:       ep,
+		s:        s,
+		rank:     ep.Rank(),
+		size:     ep.Size(),
+		needReg:  caps.NeedsRegisteredLocal,
+		amo32:    caps.AMO32,
+		floatAMO: caps.FloatAMO,
+		evs:      make([]conduit.Event, s.PollBurst),
+	}
+	e.pds = pdPool{limit: s.NumPD, bounceSz: s.PDBounceBytes}
+	e.bounce = bouncePool{total: s.BounceBytes, size: s.BounceCutover}
+	if s.Direct && caps.DirectAccess {
+		e.direct = make([][]byte, e.size)
+		for r := range e.direct {
+			e.direct[r] = ep.DirectSegment(r)
+		}
+	}
+	e.w.e = e
+	return e
+}
+
+// Endpoint returns the conduit endpoint.
+func (e *Engine) Endpoint() conduit.Endpoint { return e.ep }
+
+// Settings returns the engine's settings.
+func (e *Engine) Settings() Settings { return e.s }
+
+// Direct returns rank's segment when it can be accessed by load/store.
+func (e *Engine) Direct(rank int) []byte {
+	if e.direct == nil {
+		return nil
+	}
+	return e.direct[rank]
+}
+
+// AddPoller adds a poller to every wait.
+func (e *Engine) AddPoller(p Poller) { e.pollers = append(e.pollers, p) }
+
+// OnRemoteEvent sets the function destination-side events are given to;
+// until one is set they stay queued in the conduit.
+func (e *Engine) OnRemoteEvent(fn func(conduit.Event)) { e.remoteFn = fn }
+
+// InPoll reports whether the engine is polling: running a poller (an
+// active-message handler) or a completion's follow-on work. Nothing may
+// wait then.
+func (e *Engine) InPoll() bool { return e.inPoll }
+
+// Op tracks the descriptors of one operation.
+type Op struct {
+	pending int
+	err     error
+	// OnDone, when set, runs once the last descriptor completes.
+	OnDone func(*Op)
+}
+
+// Done reports whether every descriptor of the operation has completed.
+func (o *Op) Done() bool { return o.pending == 0 }
+
+// Err is the first failure of any of the operation's descriptors.
+func (o *Op) Err() error { return o.err }
+
+// Reset readies a completed Op for reuse.
+func (o *Op) Reset() { *o = Op{} }
+
+func (o *Op) fail(err error) {
+	if o.err == nil {
+		o.err = err
+	}
+}
+
+// Poll processes up to a burst of completions, then runs the pollers. It
+// returns how many things were processed.
+func (e *Engine) Poll() (int, error) {
+	if e.inPoll {
+		return 0, fmt.Errorf("poll: %w", ErrInHandler)
+	}
+	e.inPoll = true
+	defer func() { e.inPoll = false }()
+	n := e.ep.PollLocalCQ(e.evs)
+	for i := range n {
+		e.complete(&e.evs[i])
+		e.evs[i] = conduit.Event{}
+	}
+	if e.remoteFn != nil {
+		m := e.ep.PollRemoteCQ(e.evs)
+		for i := range m {
+			e.remoteFn(e.evs[i])
+			e.evs[i] = conduit.Event{}
+		}
+		n += m
+	}
+	for _, p := range e.pollers {
+		k, err := p()
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (e *Engine) complete(ev *conduit.Event) {
+	d := ev.Desc.Context.(*pd)
+	e.Stats.Completions++
+	op := d.op
+	if err := ev.Err(); err != nil {
+		op.fail(fmt.Errorf("%v of %d bytes to PE %d at offset %d: %w", d.desc.Type, d.desc.Bytes(), d.desc.Target, d.desc.RemoteOffset, err))
+	} else {
+		if d.copyBack != nil {
+			copy(d.copyBack, d.desc.Local)
+		}
+		if d.result != nil {
+			*d.result = d.desc.Result
+		}
+	}
+	e.release(d)
+	op.pending--
+	if op.pending == 0 && op.OnDone != nil {
+		op.OnDone(op)
+	}
+}
+
+// release returns a descriptor and what it borrowed.
+func (e *Engine) release(d *pd) {
+	if d.pooled != nil {
+		e.bounce.put(d.pooled)
+	}
+	if d.oneTime.Valid() {
+		// The registration is ours and the transfer is over: failure here
+		// would be a backend bug, and there is nobody to report it to but
+		// the operation, which has completed.
+		_ = e.ep.Deregister(d.oneTime)
+	}
+	e.pds.put(d)
+}
+
+type waiter struct {
+	e    *Engine
+	cond Cond
+}
+
+func (w *waiter) Ready() (bool, error) {
+	if _, err := w.e.Poll(); err != nil {
+		return false, err
+	}
+	return w.cond.Done(), nil
+}
+
+// Wait polls until c is done. It fails with ErrInHandler when called from a
+// poller.
+func (e *Engine) Wait(what string, c Cond) error {
+	if c.Done() {
+		return nil
+	}
+	if e.inPoll {
+		return fmt.Errorf("waiting for %s: %w", what, ErrInHandler)
+	}
+	prev := e.w.cond
+	e.w.cond = c
+	err := e.ep.WaitFor(what, &e.w)
+	e.w.cond = prev
+	return err
+}
+
+type condFunc func() bool
+
+func (f condFunc) Done() bool { return f() }
+
+// WaitFunc is Wait with a function as the condition.
+func (e *Engine) WaitFunc(what string, done func() bool) error {
+	return e.Wait(what, condFunc(done))
+}
+
+// Quiesce waits until no descriptor is in flight.
+func (e *Engine) Quiesce() error {
+	return e.WaitFunc("all transfers to complete", func() bool { return e.pds.inUse == 0 })
+}
+
+// InFlight is the number of descriptors posted and not yet completed.
+func (e *Engine) InFlight() int { return e.pds.inUse }
+
+func (e *Engine) getPD() (*pd, error) {
+	d, err := e.pds.get(e)
+	if d != nil || err != nil {
+		return d, err
+	}
+	e.Stats.PDWaits++
+	if err := e.WaitFunc("a free post descriptor", func() bool { return e.pds.free != nil }); err != nil {
+		return nil, err
+	}
+	return e.pds.get(e)
+}
+
+func (e *Engine) getBounce() (*bounceBuf, error) {
+	b, err := e.bounce.get(e)
+	if b != nil || err != nil {
+		return b, err
+	}
+	e.Stats.BounceWaits++
+	if err := e.WaitFunc("a free bounce buffer", func() bool { return e.bounce.free != nil }); err != nil {
+		return nil, err
+	}
+	return e.bounce.get(e)
+}
+
+// markUnflushed records that a put to rank was posted without strict
+// ordering: its completion means delivered, not yet globally visible.
+func (e *Engine) markUnflushed(rank int, order conduit.OrderingMode) {
+	if order == conduit.OrderInherit {
+		order = e.ep.Ordering()
+	}
+	if order == conduit.OrderStrict {
+		return
+	}
+	if e.unflushed == nil {
+		e.unflushed = make(map[int]struct{})
+	}
+	e.unflushed[rank] = struct{}{}
+}
+
+// Flush makes every completed put globally visible: to each PE that was
+// sent puts without strict ordering it issues a strictly ordered read,
+// which cannot pass the writes ahead of it at the target
+// (reference/gemini-message-ordering-paper.txt section IV.A: under relaxed
+// ordering the runtime must do additional work to make a put globally
+// complete). Call it after the puts have completed.
+func (e *Engine) Flush() error {
+	if len(e.unflushed) == 0 {
+		return nil
+	}
+	// Sorted, so that a simulated run issues them in the same order every
+	// time.
+	ranks := make([]int, 0, len(e.unflushed))
+	for r := range e.unflushed {
+		ranks = append(ranks, r)
+	}
+	slices.Sort(ranks)
+	clear(e.unflushed)
+	if len(e.flushBufs) < 8*len(ranks) {
+		e.flushBufs = make([]byte, 8*len(ranks))
+	}
+	var op Op
+	for i, r := range ranks {
+		if err := e.post(&op, conduit.Get, r, 0, e.flushBufs[8*i:8*i+8], conduit.OrderStrict); err != nil {
+			return err
+		}
+	}
+	if err := e.Wait("a flush of relaxed puts", &op); err != nil {
+		return err
+	}
+	return op.Err()
+}
+

@@ -1,0 +1,233 @@
+package transport
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// Put starts writing src to rank's segment at off, attaching its
+// descriptors to op. The caller has checked the range. On a directly mapped
+// segment the copy is done on return; otherwise src may be reused once op
+// is done.
+func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.OrderingMode) error {
+	if len(src) == 0 {
+		return nil
+	}
+	if d := e.Direct(rank); d != nil {
+		copy(d[off:], src)
+		e.Stats.Direct++
+		return nil
+	}
+	e.markUnflushed(rank, order)
+	return e.chunked(op, conduit.Put, rank, off, src, order)
+}
+
+// Get starts reading len(dst) bytes of rank's segment at off into dst.
+func (e *Engine) Get(op *Op, rank int, off int64, dst []byte, order conduit.OrderingMode) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if d := e.Direct(rank); d != nil {
+		copy(dst, d[off:])
+		e.Stats.Direct++
+		return nil
+	}
+	return e.chunked(op, conduit.Get, rank, off, dst, order)
+}
+
+func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode) error {
+	c := e.s.ChunkBytes
+	if int64(len(buf)) > c {
+		e.Stats.Chunked++
+	}
+	for len(buf) > 0 {
+		n := min(int64(len(buf)), c)
+		if err := e.post(op, t, rank, off, buf[:n], order); err != nil {
+			return err
+		}
+		buf, off = buf[n:], off+n
+	}
+	return nil
+}
+
+// post issues one descriptor for a put or get, bouncing or registering the
+// local buffer when the backend needs registered memory and buf is not
+// (gasnet-gemini-conduit-readme.txt, RDMA: the descriptor's own buffer up
+// to its size, a pooled bounce buffer up to the bounce cutover, a one-time
+// registration above it).
+func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode) error {
+	d, err := e.getPD()
+	if err != nil {
+		return err
+	}
+	n := int64(len(buf))
+	d.desc.Type = t
+	d.desc.Mech = conduit.FMA
+	if n > e.s.FMACutover {
+		d.desc.Mech = conduit.BTE
+	}
+	d.desc.Order = order
+	d.desc.Target = rank
+	d.desc.Remote = e.ep.SegmentHandle(rank)
+	d.desc.RemoteOffset = off
+	local := buf
+	if e.needReg {
+		if h, ok := e.ep.Registered(buf); ok {
+			d.desc.LocalMem = h
+		} else if n <= int64(len(d.bounce)) {
+			local = d.bounce[:n]
+			d.desc.LocalMem = d.bounceMem
+			e.Stats.PDBounced++
+		} else if n <= e.s.BounceCutover {
+			b, err := e.getBounce()
+			if err != nil {
+				e.pds.put(d)
+				return err
+			}
+			d.pooled = b
+			local = b.buf[:n]
+			d.desc.LocalMem = b.mem
+			e.Stats.Bounced++
+		} else {
+			h, err := e.ep.Register(buf)
+			if err != nil {
+				e.pds.put(d)
+				return fmt.Errorf("registering a %d-byte buffer: %w", n, err)
+			}
+			d.oneTime = h
+			d.desc.LocalMem = h
+			e.Stats.OneTimeRegs++
+		}
+		if &local[0] != &buf[0] {
+			if t == conduit.Put {
+				copy(local, buf)
+			} else {
+				d.copyBack = buf
+			}
+		}
+	}
+	d.desc.Local = local
+	return e.issue(op, d)
+}
+
+func (e *Engine) issue(op *Op, d *pd) error {
+	d.op = op
+	if err := e.ep.Post(&d.desc); err != nil {
+		e.release(d)
+		return err
+	}
+	switch {
+	case d.desc.Type == conduit.AMO:
+		e.Stats.AMOs++
+	case d.desc.Mech == conduit.FMA:
+		e.Stats.FMA++
+	default:
+		e.Stats.BTE++
+	}
+	op.pending++
+	return nil
+}
+
+// AMO starts an atomic on the width-byte word of rank's segment at off
+// (aligned; the caller has checked). When result is not nil the old value
+// is stored there once op is done. Operations the backend lacks (32-bit
+// words, float64 add) are emulated with a compare-and-swap loop on the
+// enclosing 64-bit word; the emulation waits, so it is complete on return.
+func (e *Engine) AMO(op *Op, rank int, off int64, amo conduit.AMOOp, width uint8, operand, compare uint64, result *uint64, order conduit.OrderingMode) error {
+	if seg := e.Direct(rank); seg != nil {
+		old := conduit.ApplyAMO(seg[off:off+int64(width)], amo, width, operand, compare)
+		if result != nil {
+			*result = old
+		}
+		e.Stats.Direct++
+		return nil
+	}
+	if (width == 4 && !e.amo32) || (amo == conduit.AMOFAdd && !e.floatAMO) {
+		return e.emulateAMO(rank, off, amo, width, operand, compare, result, order)
+	}
+	return e.postAMO(op, rank, off, amo, width, operand, compare, result, order)
+}
+
+func (e *Engine) postAMO(op *Op, rank int, off int64, amo conduit.AMOOp, width uint8, operand, compare uint64, result *uint64, order conduit.OrderingMode) error {
+	d, err := e.getPD()
+	if err != nil {
+		return err
+	}
+	d.desc.Type = conduit.AMO
+	d.desc.Mech = conduit.FMA
+	d.desc.Order = order
+	d.desc.Target = rank
+	d.desc.Remote = e.ep.SegmentHandle(rank)
+	d.desc.RemoteOffset = off
+	d.desc.AMO = amo
+	d.desc.Width = width
+	d.desc.Operand = operand
+	d.desc.Compare = compare
+	d.desc.Fetch = result != nil
+	d.result = result
+	return e.issue(op, d)
+}
+
+// emulateAMO performs amo by reading the enclosing 64-bit word and
+// compare-and-swapping the new value in until no other PE intervened.
+func (e *Engine) emulateAMO(rank int, off int64, amo conduit.AMOOp, width uint8, operand, compare uint64, result *uint64, order conduit.OrderingMode) error {
+	e.Stats.Emulated++
+	base := off &^ 7
+	shift := uint((off - base) * 8)
+	// A fetching OR with zero reads the word atomically.
+	cur, err := e.amoNow(rank, base, conduit.AMOOr, 0, 0, order)
+	for err == nil {
+		old, nv := cur, conduit.AMOResult(amo, 8, cur, operand, compare)
+		if width == 4 {
+			old = (cur >> shift) & math.MaxUint32
+			nv = cur&^(math.MaxUint32<<shift) | conduit.AMOResult(amo, 4, old, operand, compare)<<shift
+		}
+		var got uint64
+		if nv != cur {
+			got, err = e.amoNow(rank, base, conduit.AMOCSwap, nv, cur, order)
+		}
+		if err == nil && (nv == cur || got == cur) {
+			if result != nil {
+				*result = old
+			}
+			return nil
+		}
+		cur = got // another PE changed the word first: retry on its value
+	}
+	return err
+}
+
+// amoNow performs a fetching 64-bit AMO and waits for its old value.
+func (e *Engine) amoNow(rank int, off int64, amo conduit.AMOOp, operand, compare uint64, order conduit.OrderingMode) (uint64, error) {
+	var op Op
+	var old uint64
+	if err := e.postAMO(&op, rank, off, amo, 8, operand, compare, &old, order); err != nil {
+		return 0, err
+	}
+	if err := e.Wait("an emulated atomic", &op); err != nil {
+		return 0, err
+	}
+	return old, op.Err()
+}
+
+// LoadWord and StoreWord access an aligned 4- or 8-byte word of a mapped
+// segment atomically, for strict single-word accesses.
+func LoadWord(seg []byte, off int64, width int) uint64 {
+	if width == 8 {
+		return atomic.LoadUint64((*uint64)(unsafe.Pointer(&seg[off])))
+	}
+	return uint64(atomic.LoadUint32((*uint32)(unsafe.Pointer(&seg[off]))))
+}
+
+// StoreWord stores v atomically; see LoadWord.
+func StoreWord(seg []byte, off int64, width int, v uint64) {
+	if width == 8 {
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&seg[off])), v)
+		return
+	}
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&seg[off])), uint32(v))
+}

@@ -1,0 +1,361 @@
+package pgas
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// Ordering is the network ordering mode (see conduit.OrderingMode).
+type Ordering = conduit.OrderingMode
+
+// The network ordering modes of reference/gemini-message-ordering-paper.txt
+// section II.
+const (
+	OrderStrict  = conduit.OrderStrict
+	OrderDefault = conduit.OrderDefault
+	OrderRelaxed = conduit.OrderRelaxed
+)
+
+// Switch is an on/off setting whose zero value means "not set".
+type Switch uint8
+
+const (
+	Unset Switch = iota
+	On
+	Off
+)
+
+// Config configures a job. A zero field takes its value from the
+// environment variable of the same setting (see Settings), or else from the
+// default; a set field wins over the environment. Every value is checked
+// when the job starts.
+type Config struct {
+	// Conduit names the backend: "smp" (shared memory), or a simulated
+	// network once registered. PGAS_CONDUIT.
+	Conduit string
+	// PEs is the number of processing elements. PGAS_PES; the default is
+	// the backend's (on smp, the number of physical cores).
+	PEs int
+	// PEsPerNode is how many consecutive ranks share a node; 0 lets the
+	// backend choose. PGAS_PES_PER_NODE.
+	PEsPerNode int
+	// SegmentBytes is the size of each PE's segment. PGAS_SEGMENT_SIZE.
+	SegmentBytes int64
+	// NetworkDepth is the number of AM credits per peer (R-DEPTH).
+	// PGAS_NETWORKDEPTH.
+	NetworkDepth int
+	// NumPD is the number of post descriptors (R-PD). PGAS_NUM_PD.
+	NumPD int
+	// BounceBytes is the bounce-buffer pool size (R-BOUNCE).
+	// PGAS_BOUNCE_SIZE.
+	BounceBytes int64
+	// BounceRegisterCutover is the bounce-buffer size: larger unregistered
+	// transfers register their buffer instead (R-CUT-BOUNCE).
+	// PGAS_BOUNCE_REGISTER_CUTOVER.
+	BounceRegisterCutover int64
+	// PDBounceBytes is the size of each post descriptor's own bounce
+	// buffer (R-CUT-FMA). PGAS_PD_BOUNCE_SIZE.
+	PDBounceBytes int
+	// FMARDMACutover is the largest transfer sent by FMA; larger ones use
+	// block transfers. PGAS_FMA_RDMA_CUTOVER.
+	FMARDMACutover int64
+	// ChunkBytes is the largest piece a transfer is split into (R-CHUNK).
+	// PGAS_CHUNK_SIZE.
+	ChunkBytes int64
+	// PollBurst, SmsgBurst and SmsgPeerBurst bound the completions,
+	// messages and peers one poll takes (R-BURST). PGAS_POLL_BURST,
+	// PGAS_SMSG_BURST, PGAS_SMSG_PEER_BURST.
+	PollBurst, SmsgBurst, SmsgPeerBurst int
+	// Ordering is the network ordering mode. PGAS_ORDERING.
+	Ordering Ordering
+	// Access is every PE's default access mode, Relaxed or Strict.
+	// PGAS_ACCESS.
+	Access Mode
+	// Direct lets the runtime load and store directly to peers' segments
+	// when the backend maps them. PGAS_DIRECT.
+	Direct Switch
+	// RequireRegistration makes a backend that does not need registered
+	// local memory demand it, so that the bounce and registration paths run
+	// (a test setting). PGAS_REQUIRE_REGISTRATION.
+	RequireRegistration Switch
+	// StallTimeout is how long the real backend lets every PE wait without
+	// progress before reporting a deadlock. PGAS_STALL_TIMEOUT.
+	StallTimeout time.Duration
+	// Seed seeds every random choice of a simulated backend. PGAS_SEED.
+	Seed uint64
+	// Options are backend-specific settings.
+	Options map[string]string
+	// Env looks up environment variables; nil means the process
+	// environment.
+	Env func(name string) (string, bool)
+}
+
+// Limits of the settings.
+const (
+	// ReservedBytes is the part of every segment the runtime keeps for
+	// itself (barrier flags and the like), ahead of the symmetric heap.
+	ReservedBytes = 64 << 10
+	// MinSegmentBytes is the smallest segment: the reserved part plus 64 KiB.
+	MinSegmentBytes     = ReservedBytes + 64<<10
+	maxSegmentBytes     = 1 << 40
+	maxDepth            = 4096
+	maxBounceCutover    = 32768
+	maxPDBounce         = 128
+	defaultSegmentBytes = 64 << 20
+)
+
+// Setting describes one configuration setting.
+type Setting struct {
+	Env     string // environment variable
+	Field   string // Config field
+	Default string // default value, as text
+	Allowed string // allowed values, as text
+	Doc     string // what it does
+	// envOnly: a field set to its zero value cannot be told from unset.
+	isSet func(c *Config) bool
+	parse func(c *Config, s string) error // set the field from text
+	check func(c *Config) error           // validate the field
+	def   func(c *Config)                 // set the default
+}
+
+// Settings lists every setting, in the order of the README's table.
+func Settings() []Setting { return settings }
+
+var settings = []Setting{
+	strSetting("PGAS_CONDUIT", "Conduit", "smp", "a registered backend: "+strings.Join(conduit.Backends(), ", "),
+		"the network backend", func(c *Config) *string { return &c.Conduit }),
+	intSetting("PGAS_PES", "PEs", "physical cores (smp)", 1, 1<<20, "number of PEs",
+		func(c *Config) *int { return &c.PEs }, nil),
+	intSetting("PGAS_PES_PER_NODE", "PEsPerNode", "backend's choice", 0, 1<<20, "consecutive ranks per node (0: backend's choice)",
+		func(c *Config) *int { return &c.PEsPerNode }, nil),
+	bytesSetting("PGAS_SEGMENT_SIZE", "SegmentBytes", defaultSegmentBytes, MinSegmentBytes, maxSegmentBytes, "bytes of each PE's segment (multiple of 8)",
+		func(c *Config) *int64 { return &c.SegmentBytes }),
+	intSetting("PGAS_NETWORKDEPTH", "NetworkDepth", "12", 1, maxDepth, "AM credits per peer (R-DEPTH)",
+		func(c *Config) *int { return &c.NetworkDepth }, func(c *Config) { c.NetworkDepth = 12 }),
+	intSetting("PGAS_NUM_PD", "NumPD", "16384", 4096, 1<<24, "post descriptors (R-PD)",
+		func(c *Config) *int { return &c.NumPD }, func(c *Config) { c.NumPD = 16384 }),
+	bytesSetting("PGAS_BOUNCE_SIZE", "BounceBytes", 262144, 65536, 1<<30, "bounce-buffer pool bytes (R-BOUNCE)",
+		func(c *Config) *int64 { return &c.BounceBytes }),
+	bytesSetting("PGAS_BOUNCE_REGISTER_CUTOVER", "BounceRegisterCutover", 8192, 1, maxBounceCutover, "bounce buffer size; larger unregistered transfers register (R-CUT-BOUNCE)",
+		func(c *Config) *int64 { return &c.BounceRegisterCutover }),
+	intSetting("PGAS_PD_BOUNCE_SIZE", "PDBounceBytes", "128", 1, maxPDBounce, "bytes of each descriptor's own bounce buffer (R-CUT-FMA)",
+		func(c *Config) *int { return &c.PDBounceBytes }, func(c *Config) { c.PDBounceBytes = 128 }),
+	bytesSetting("PGAS_FMA_RDMA_CUTOVER", "FMARDMACutover", 4096, 1, 1<<30, "largest transfer sent by FMA; larger use block transfer",
+		func(c *Config) *int64 { return &c.FMARDMACutover }),
+	bytesSetting("PGAS_CHUNK_SIZE", "ChunkBytes", 1<<20, 4096, 1<<40, "largest piece of a transfer (R-CHUNK)",
+		func(c *Config) *int64 { return &c.ChunkBytes }),
+	intSetting("PGAS_POLL_BURST", "PollBurst", "10", 1, 1<<16, "completions taken per poll (R-BURST)",
+		func(c *Config) *int { return &c.PollBurst }, func(c *Config) { c.PollBurst = 10 }),
+	intSetting("PGAS_SMSG_BURST", "SmsgBurst", "20", 1, 1<<16, "messages taken per poll (R-BURST)",
+		func(c *Config) *int { return &c.SmsgBurst }, func(c *Config) { c.SmsgBurst = 20 }),
+	intSetting("PGAS_SMSG_PEER_BURST", "SmsgPeerBurst", "4", 1, 1<<16, "peers served per poll (R-BURST)",
+		func(c *Config) *int { return &c.SmsgPeerBurst }, func(c *Config) { c.SmsgPeerBurst = 4 }),
+	{
+		Env: "PGAS_ORDERING", Field: "Ordering", Default: "default", Allowed: "strict, default, relaxed",
+		Doc:   "network ordering mode",
+		isSet: func(c *Config) bool { return c.Ordering != conduit.OrderInherit },
+		parse: func(c *Config, s string) (err error) { c.Ordering, err = conduit.ParseOrdering(s); return },
+		check: func(c *Config) error {
+			if c.Ordering > OrderRelaxed {
+				return fmt.Errorf("%v", c.Ordering)
+			}
+			return nil
+		},
+		def: func(c *Config) { c.Ordering = OrderDefault },
+	},
+	{
+		Env: "PGAS_ACCESS", Field: "Access", Default: "relaxed", Allowed: "strict, relaxed",
+		Doc:   "default access mode of every PE",
+		isSet: func(c *Config) bool { return c.Access != 0 },
+		parse: func(c *Config, s string) (err error) { c.Access, err = parseMode(s); return },
+		check: func(c *Config) error {
+			if c.Access != Relaxed && c.Access != Strict {
+				return fmt.Errorf("%v", c.Access)
+			}
+			return nil
+		},
+		def: func(c *Config) { c.Access = Relaxed },
+	},
+	switchSetting("PGAS_DIRECT", "Direct", On, "load/store to peers' segments the backend maps",
+		func(c *Config) *Switch { return &c.Direct }),
+	switchSetting("PGAS_REQUIRE_REGISTRATION", "RequireRegistration", Off, "demand registered local memory on every backend (testing)",
+		func(c *Config) *Switch { return &c.RequireRegistration }),
+	{
+		Env: "PGAS_STALL_TIMEOUT", Field: "StallTimeout", Default: "10s", Allowed: "a duration from 1ms to 24h",
+		Doc:   "real backend: how long every PE may wait without progress before a deadlock is reported",
+		isSet: func(c *Config) bool { return c.StallTimeout != 0 },
+		parse: func(c *Config, s string) (err error) { c.StallTimeout, err = time.ParseDuration(s); return },
+		check: func(c *Config) error {
+			if c.StallTimeout < time.Millisecond || c.StallTimeout > 24*time.Hour {
+				return fmt.Errorf("%v", c.StallTimeout)
+			}
+			return nil
+		},
+		def: func(c *Config) { c.StallTimeout = 10 * time.Second },
+	},
+	{
+		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
+		Doc:   "seed of a simulated backend's random choices",
+		isSet: func(c *Config) bool { return c.Seed != 0 },
+		parse: func(c *Config, s string) (err error) { c.Seed, err = strconv.ParseUint(s, 0, 64); return },
+		check: func(c *Config) error { return nil },
+		def:   func(c *Config) { c.Seed = 1 },
+	},
+}
+
+func strSetting(env, field, def, allowed, doc string, f func(*Config) *string) Setting {
+	return Setting{
+		Env: env, Field: field, Default: def, Allowed: allowed, Doc: doc,
+		isSet: func(c *Config) bool { return *f(c) != "" },
+		parse: func(c *Config, s string) error { *f(c) = s; return nil },
+		check: func(c *Config) error {
+			if _, err := conduit.Lookup(*f(c)); err != nil {
+				return fmt.Errorf("%q", *f(c))
+			}
+			return nil
+		},
+		def: func(c *Config) { *f(c) = def },
+	}
+}
+
+// intSetting: def nil means the default is computed elsewhere (PEs).
+func intSetting(env, field, defText string, lo, hi int, doc string, f func(*Config) *int, def func(*Config)) Setting {
+	return Setting{
+		Env: env, Field: field, Default: defText, Allowed: fmt.Sprintf("an integer in [%d, %d]", lo, hi), Doc: doc,
+		isSet: func(c *Config) bool { return *f(c) != 0 },
+		parse: func(c *Config, s string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return err
+			}
+			*f(c) = v
+			return nil
+		},
+		check: func(c *Config) error {
+			if v := *f(c); v < lo || v > hi {
+				return fmt.Errorf("%d", v)
+			}
+			return nil
+		},
+		def: func(c *Config) {
+			if def != nil {
+				def(c)
+			}
+		},
+	}
+}
+
+func bytesSetting(env, field string, def, lo, hi int64, doc string, f func(*Config) *int64) Setting {
+	return Setting{
+		Env: env, Field: field, Default: strconv.FormatInt(def, 10),
+		Allowed: fmt.Sprintf("bytes in [%d, %d] (suffixes like KiB, MiB allowed)", lo, hi), Doc: doc,
+		isSet: func(c *Config) bool { return *f(c) != 0 },
+		parse: func(c *Config, s string) error {
+			v, err := humanize.ParseBytes(strings.TrimSpace(s))
+			if err != nil {
+				return err
+			}
+			if v > 1<<62 {
+				return fmt.Errorf("too large")
+			}
+			*f(c) = int64(v)
+			return nil
+		},
+		check: func(c *Config) error {
+			if v := *f(c); v < lo || v > hi {
+				return fmt.Errorf("%d", v)
+			}
+			return nil
+		},
+		def: func(c *Config) { *f(c) = def },
+	}
+}
+
+func switchSetting(env, field string, def Switch, doc string, f func(*Config) *Switch) Setting {
+	return Setting{
+		Env: env, Field: field, Default: map[Switch]string{On: "on", Off: "off"}[def], Allowed: "on, off (also 1/0, true/false)", Doc: doc,
+		isSet: func(c *Config) bool { return *f(c) != Unset },
+		parse: func(c *Config, s string) error {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "on", "1", "true", "yes":
+				*f(c) = On
+			case "off", "0", "false", "no":
+				*f(c) = Off
+			default:
+				return fmt.Errorf("not on or off")
+			}
+			return nil
+		},
+		check: func(c *Config) error {
+			if v := *f(c); v != On && v != Off {
+				return fmt.Errorf("%d", v)
+			}
+			return nil
+		},
+		def: func(c *Config) { *f(c) = def },
+	}
+}
+
+// resolve fills unset fields from the environment and defaults and checks
+// every value. Errors are one line naming the variable or field, the value
+// and the allowed range.
+func (cfg Config) resolve() (Config, error) {
+	c := cfg
+	env := c.Env
+	if env == nil {
+		env = os.LookupEnv
+	}
+	for i := range settings {
+		s := &settings[i]
+		if s.isSet(&c) {
+			if err := s.check(&c); err != nil {
+				return c, fmt.Errorf("pgas: Config.%s=%v: must be %s", s.Field, err, s.Allowed)
+			}
+			continue
+		}
+		if v, ok := env(s.Env); ok && v != "" {
+			if err := s.parse(&c, v); err != nil {
+				return c, fmt.Errorf("pgas: %s=%q: must be %s", s.Env, v, s.Allowed)
+			}
+			if err := s.check(&c); err != nil || !s.isSet(&c) {
+				return c, fmt.Errorf("pgas: %s=%q: must be %s", s.Env, v, s.Allowed)
+			}
+			continue
+		}
+		s.def(&c)
+	}
+	if c.PEs == 0 {
+		b, err := conduit.Lookup(c.Conduit)
+		if err != nil {
+			return c, err
+		}
+		c.PEs = b.DefaultPEs()
+	}
+	switch {
+	case c.SegmentBytes%8 != 0:
+		return c, fmt.Errorf("pgas: segment size %d: must be a multiple of 8", c.SegmentBytes)
+	case c.BounceRegisterCutover > c.BounceBytes:
+		return c, fmt.Errorf("pgas: bounce cutover %d exceeds the bounce pool of %d bytes", c.BounceRegisterCutover, c.BounceBytes)
+	case c.PEsPerNode > c.PEs:
+		return c, fmt.Errorf("pgas: %d PEs per node exceeds the %d PEs of the job", c.PEsPerNode, c.PEs)
+	}
+	return c, nil
+}
+
+// SettingsTable renders the settings as the Markdown table of the README.
+func SettingsTable() string {
+	var b strings.Builder
+	b.WriteString("| Variable | Config field | Default | Allowed | What it does |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, s := range settings {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", s.Env, s.Field, s.Default, s.Allowed, s.Doc)
+	}
+	return b.String()
+}

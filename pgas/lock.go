@@ -1,0 +1,104 @@
+package pgas
+
+import (
+	"github.com/gopgas/gopgas/internal/transport"
+)
+
+// Lock is a global mutual-exclusion lock built on remote atomics: an MCS
+// queue lock, so that each waiting PE spins on a word of its own segment
+// instead of loading the network. The queue's tail lives on PE 0; each PE
+// holds its queue node (next, locked) in the same symmetric allocation.
+type Lock struct {
+	pe  *PE
+	off int64 // tail (used on PE 0), next, locked
+}
+
+const (
+	lockTail   = 0
+	lockNext   = 8
+	lockLocked = 16
+	lockBytes  = 24
+)
+
+// NewLock creates a lock; collective over all PEs.
+func NewLock(pe *PE) (*Lock, error) {
+	off, err := pe.Alloc(lockBytes, 8)
+	if err != nil {
+		return nil, err
+	}
+	clear(pe.seg[off : off+lockBytes])
+	if err := pe.Barrier(); err != nil {
+		return nil, err
+	}
+	return &Lock{pe: pe, off: off}, nil
+}
+
+func (l *Lock) word(rank int, field int64) GPtr[uint64] { return Ptr[uint64](rank, l.off+field) }
+
+func (l *Lock) local(field int64) uint64 {
+	return transport.LoadWord(l.pe.seg, l.off+field, 8)
+}
+
+// Lock acquires the lock, waiting for it as long as it takes.
+func (l *Lock) Lock() error {
+	pe := l.pe
+	if err := pe.blocking("Lock"); err != nil {
+		return err
+	}
+	me := uint64(pe.rank + 1)
+	transport.StoreWord(pe.seg, l.off+lockNext, 8, 0)
+	transport.StoreWord(pe.seg, l.off+lockLocked, 8, 1)
+	prev, err := FetchAtomic(pe, AtomicSwap, l.word(0, lockTail), me)
+	if err != nil || prev == 0 {
+		return err
+	}
+	if err := AtomicStore(pe, l.word(int(prev-1), lockNext), me); err != nil {
+		return err
+	}
+	return pe.wrap("Lock", pe.eng.WaitFunc("a lock", func() bool { return l.local(lockLocked) == 0 }))
+}
+
+// TryLock acquires the lock if it is free and reports whether it did.
+func (l *Lock) TryLock() (bool, error) {
+	pe := l.pe
+	if err := pe.blocking("TryLock"); err != nil {
+		return false, err
+	}
+	me := uint64(pe.rank + 1)
+	transport.StoreWord(pe.seg, l.off+lockNext, 8, 0)
+	old, err := CompareSwap(pe, l.word(0, lockTail), 0, me)
+	return err == nil && old == 0, err
+}
+
+// Unlock releases the lock, after completing the PE's outstanding
+// operations so that the next holder sees them.
+func (l *Lock) Unlock() error {
+	pe := l.pe
+	if err := pe.blocking("Unlock"); err != nil {
+		return err
+	}
+	if err := pe.quiet("Unlock"); err != nil {
+		return err
+	}
+	me := uint64(pe.rank + 1)
+	if l.local(lockNext) == 0 {
+		old, err := CompareSwap(pe, l.word(0, lockTail), me, 0)
+		if err != nil {
+			return err
+		}
+		if old == me {
+			return nil
+		}
+		if old == 0 {
+			return pe.errf("Unlock", ErrArgument, "the lock is not held")
+		}
+		// A successor swapped itself in and is about to link up.
+		if err := pe.eng.WaitFunc("a lock successor", func() bool { return l.local(lockNext) != 0 }); err != nil {
+			return pe.wrap("Unlock", err)
+		}
+	}
+	return AtomicStore(pe, l.word(int(l.local(lockNext)-1), lockLocked), 0)
+}
+
+// Free releases the lock's memory; collective.
+func (l *Lock) Free() error { return l.pe.Free(l.off) }

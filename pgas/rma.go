@@ -1,0 +1,479 @@
+package pgas
+
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/transport"
+)
+
+// Accessor carries out one-sided accesses (RMA) in one access mode. Every
+// PE embeds one in its default mode; PE.With returns one in another.
+// Offsets are byte offsets into the target's segment; symmetric
+// allocations have the same offset on every PE.
+//
+// Completion, for each kind of call:
+//   - Put, Get and their vector, strided and indexed forms block until the
+//     operation is complete: a put's data delivered at the target, a get's
+//     data in dst. In Strict mode they first complete every earlier
+//     operation of the PE, and a put is globally visible on return.
+//   - The NB forms return a Handle; src and dst must not be touched until
+//     the handle completes (Handle.Wait or Test), with the same meaning.
+//   - The NBI forms return at once; their operations complete at the next
+//     SyncNBIPuts, SyncNBIGets, SyncNBI, Fence, Quiet or Barrier, or with
+//     the Handle of the access region they were issued in.
+type Accessor struct {
+	pe   *PE
+	mode Mode
+}
+
+// Mode is the accessor's access mode.
+func (a Accessor) Mode() Mode { return a.mode }
+
+// order is the network ordering of an access.
+func (a Accessor) order() conduit.OrderingMode {
+	if a.mode == Strict {
+		return conduit.OrderStrict
+	}
+	return conduit.OrderInherit
+}
+
+// Span is n bytes at offset Off of a segment.
+type Span struct{ Off, Len int64 }
+
+// piece is one contiguous transfer of a composite access.
+type piece struct {
+	off   int64
+	local []byte
+}
+
+// begin checks what every access shares and, in Strict mode, completes
+// the PE's earlier operations.
+func (a Accessor) begin(op string, target int, blocking bool) error {
+	pe := a.pe
+	var err error
+	if blocking {
+		err = pe.blocking(op)
+	} else {
+		err = pe.usable(op)
+		if err == nil && pe.eng.InPoll() {
+			err = pe.errf(op, ErrInHandler, "not allowed in an active-message handler")
+		}
+	}
+	if err == nil {
+		err = pe.checkPE(op, target)
+	}
+	if err == nil && a.mode == Strict {
+		err = pe.quiet(op)
+	}
+	return err
+}
+
+// issue starts the pieces on op.
+func (a Accessor) issue(op *transport.Op, put bool, target int, ps []piece) error {
+	pe := a.pe
+	strictDirect := a.mode == Strict && pe.eng.Direct(target) != nil
+	for _, p := range ps {
+		var err error
+		switch {
+		case strictDirect:
+			strictCopy(pe.eng.Direct(target), p.off, p.local, put)
+		case put:
+			err = pe.eng.Put(op, target, p.off, p.local, a.order())
+		default:
+			err = pe.eng.Get(op, target, p.off, p.local, a.order())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockingXfer runs a composite access to completion.
+func (a Accessor) blockingXfer(name string, put bool, target int, ps []piece) error {
+	pe := a.pe
+	op := &pe.blockOp
+	op.Reset()
+	if err := a.issue(op, put, target, ps); err != nil {
+		if !op.Done() {
+			_ = pe.eng.Wait("an abandoned transfer", op)
+		}
+		return pe.wrap(name, err)
+	}
+	if err := pe.eng.Wait(name, op); err != nil {
+		return pe.wrap(name, err)
+	}
+	return pe.wrap(name, op.Err())
+}
+
+// nbXfer starts a composite access on a new handle.
+func (a Accessor) nbXfer(name string, put bool, target int, ps []piece) (Handle, error) {
+	h, s := a.pe.newHandle()
+	if err := a.issue(&s.op, put, target, ps); err != nil {
+		_ = h.Wait()
+		return Handle{}, a.pe.wrap(name, err)
+	}
+	return h, nil
+}
+
+// nbiXfer starts a composite access as implicit-handle operations.
+func (a Accessor) nbiXfer(name string, put bool, target int, ps []piece) error {
+	pe := a.pe
+	op := &pe.nbiGet
+	if put {
+		op = &pe.nbiPut
+	}
+	if pe.region != nil {
+		op = &pe.region.op
+	}
+	return pe.wrap(name, a.issue(op, put, target, ps))
+}
+
+func (a Accessor) one(op string, target int, off int64, buf []byte, blocking bool) ([]piece, error) {
+	if err := a.begin(op, target, blocking); err != nil {
+		return nil, err
+	}
+	if err := a.pe.checkRange(op, target, off, int64(len(buf))); err != nil {
+		return nil, err
+	}
+	ps := a.pe.pieceBuf[:0]
+	return append(ps, piece{off, buf}), nil
+}
+
+// Put copies src to target's segment at off.
+func (a Accessor) Put(target int, off int64, src []byte) error {
+	ps, err := a.one("Put", target, off, src, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("Put", true, target, ps)
+}
+
+// Get copies len(dst) bytes of target's segment at off into dst.
+func (a Accessor) Get(target int, off int64, dst []byte) error {
+	ps, err := a.one("Get", target, off, dst, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("Get", false, target, ps)
+}
+
+// PutNB starts a Put and returns its handle.
+func (a Accessor) PutNB(target int, off int64, src []byte) (Handle, error) {
+	ps, err := a.one("PutNB", target, off, src, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("PutNB", true, target, ps)
+}
+
+// GetNB starts a Get and returns its handle.
+func (a Accessor) GetNB(target int, off int64, dst []byte) (Handle, error) {
+	ps, err := a.one("GetNB", target, off, dst, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("GetNB", false, target, ps)
+}
+
+// PutNBI starts a Put with an implicit handle.
+func (a Accessor) PutNBI(target int, off int64, src []byte) error {
+	ps, err := a.one("PutNBI", target, off, src, false)
+	if err != nil {
+		return err
+	}
+	return a.nbiXfer("PutNBI", true, target, ps)
+}
+
+// GetNBI starts a Get with an implicit handle.
+func (a Accessor) GetNBI(target int, off int64, dst []byte) error {
+	ps, err := a.one("GetNBI", target, off, dst, false)
+	if err != nil {
+		return err
+	}
+	return a.nbiXfer("GetNBI", false, target, ps)
+}
+
+// vector pairs remote spans with local buffers of the same total length.
+func (a Accessor) vector(op string, target int, remote []Span, local [][]byte, blocking bool) ([]piece, error) {
+	pe := a.pe
+	if err := a.begin(op, target, blocking); err != nil {
+		return nil, err
+	}
+	var rn, ln int64
+	for _, s := range remote {
+		if err := pe.checkRange(op, target, s.Off, s.Len); err != nil {
+			return nil, err
+		}
+		rn += s.Len
+	}
+	for _, b := range local {
+		ln += int64(len(b))
+	}
+	if rn != ln {
+		return nil, pe.errf(op, ErrArgument, "remote spans hold %d bytes but local buffers %d", rn, ln)
+	}
+	ps := pe.pieceBuf[:0]
+	li, lo := 0, 0
+	for _, s := range remote {
+		off, left := s.Off, s.Len
+		for left > 0 {
+			for len(local[li])-lo == 0 {
+				li, lo = li+1, 0
+			}
+			n := min(left, int64(len(local[li])-lo))
+			ps = append(ps, piece{off, local[li][lo : lo+int(n)]})
+			off, left, lo = off+n, left-n, lo+int(n)
+		}
+	}
+	pe.pieceBuf = ps[:0]
+	return ps, nil
+}
+
+// PutV writes the local buffers, in order, to the remote spans, in order;
+// the two lists hold the same number of bytes.
+func (a Accessor) PutV(target int, dst []Span, src [][]byte) error {
+	ps, err := a.vector("PutV", target, dst, src, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("PutV", true, target, ps)
+}
+
+// GetV reads the remote spans, in order, into the local buffers, in order.
+func (a Accessor) GetV(target int, src []Span, dst [][]byte) error {
+	ps, err := a.vector("GetV", target, src, dst, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("GetV", false, target, ps)
+}
+
+// PutVNB is the non-blocking PutV.
+func (a Accessor) PutVNB(target int, dst []Span, src [][]byte) (Handle, error) {
+	ps, err := a.vector("PutVNB", target, dst, src, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("PutVNB", true, target, ps)
+}
+
+// GetVNB is the non-blocking GetV.
+func (a Accessor) GetVNB(target int, src []Span, dst [][]byte) (Handle, error) {
+	ps, err := a.vector("GetVNB", target, src, dst, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("GetVNB", false, target, ps)
+}
+
+// indexed pairs blocks of one size at remote offsets with consecutive
+// blocks of a local buffer.
+func (a Accessor) indexed(op string, target int, offs []int64, block int64, local []byte, blocking bool) ([]piece, error) {
+	pe := a.pe
+	if err := a.begin(op, target, blocking); err != nil {
+		return nil, err
+	}
+	if block <= 0 || int64(len(local)) != block*int64(len(offs)) {
+		return nil, pe.errf(op, ErrArgument, "%d blocks of %d bytes need a %d-byte local buffer, got %d", len(offs), block, block*int64(len(offs)), len(local))
+	}
+	ps := pe.pieceBuf[:0]
+	for i, off := range offs {
+		if err := pe.checkRange(op, target, off, block); err != nil {
+			return nil, err
+		}
+		ps = append(ps, piece{off, local[int64(i)*block : int64(i+1)*block]})
+	}
+	pe.pieceBuf = ps[:0]
+	return ps, nil
+}
+
+// PutIndexed writes consecutive blocks of src to the remote offsets offs.
+func (a Accessor) PutIndexed(target int, offs []int64, blockBytes int64, src []byte) error {
+	ps, err := a.indexed("PutIndexed", target, offs, blockBytes, src, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("PutIndexed", true, target, ps)
+}
+
+// GetIndexed reads blocks at the remote offsets offs into consecutive
+// blocks of dst.
+func (a Accessor) GetIndexed(target int, offs []int64, blockBytes int64, dst []byte) error {
+	ps, err := a.indexed("GetIndexed", target, offs, blockBytes, dst, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("GetIndexed", false, target, ps)
+}
+
+// PutIndexedNB is the non-blocking PutIndexed.
+func (a Accessor) PutIndexedNB(target int, offs []int64, blockBytes int64, src []byte) (Handle, error) {
+	ps, err := a.indexed("PutIndexedNB", target, offs, blockBytes, src, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("PutIndexedNB", true, target, ps)
+}
+
+// GetIndexedNB is the non-blocking GetIndexed.
+func (a Accessor) GetIndexedNB(target int, offs []int64, blockBytes int64, dst []byte) (Handle, error) {
+	ps, err := a.indexed("GetIndexedNB", target, offs, blockBytes, dst, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("GetIndexedNB", false, target, ps)
+}
+
+// Strided describes a GASNet-style strided section: Count[0] contiguous
+// bytes, repeated Count[1] times at stride Strides[0], the whole repeated
+// Count[2] times at stride Strides[1], and so on. len(Strides) is
+// len(Count)-1.
+type Strided struct {
+	Count   []int64
+	Strides []int64
+}
+
+// strided pairs a remote and a local strided section of the same shape.
+func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, local []byte, lstrides []int64, count []int64, blocking bool) ([]piece, error) {
+	pe := a.pe
+	if err := a.begin(op, target, blocking); err != nil {
+		return nil, err
+	}
+	d := len(count) - 1
+	if d < 0 || len(rstrides) != d || len(lstrides) != d {
+		return nil, pe.errf(op, ErrArgument, "count has %d entries, strides %d and %d (want %d each)", len(count), len(rstrides), len(lstrides), max(d, 0))
+	}
+	elems := int64(1)
+	for i, c := range count {
+		if c <= 0 {
+			return nil, pe.errf(op, ErrArgument, "count[%d]=%d is not positive", i, c)
+		}
+		if i > 0 {
+			elems *= c
+			if rstrides[i-1] < 0 || lstrides[i-1] < 0 {
+				return nil, pe.errf(op, ErrArgument, "negative stride in dimension %d", i)
+			}
+		}
+	}
+	ps := pe.pieceBuf[:0]
+	idx := make([]int64, d)
+	for e := int64(0); e < elems; e++ {
+		ro, lo := roff, int64(0)
+		for i, x := range idx {
+			ro += x * rstrides[i]
+			lo += x * lstrides[i]
+		}
+		if err := pe.checkRange(op, target, ro, count[0]); err != nil {
+			return nil, err
+		}
+		if lo+count[0] > int64(len(local)) {
+			return nil, pe.errf(op, ErrRange, "local section reaches byte %d of a %d-byte buffer", lo+count[0], len(local))
+		}
+		ps = append(ps, piece{ro, local[lo : lo+count[0]]})
+		for i := range idx {
+			if idx[i]++; idx[i] < count[i+1] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	pe.pieceBuf = ps[:0]
+	return ps, nil
+}
+
+// PutStrided writes the local strided section of src to the remote one at
+// dstOff; both have the shape count.
+func (a Accessor) PutStrided(target int, dstOff int64, dstStrides []int64, src []byte, srcStrides []int64, count []int64) error {
+	ps, err := a.strided("PutStrided", target, dstOff, dstStrides, src, srcStrides, count, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("PutStrided", true, target, ps)
+}
+
+// GetStrided reads the remote strided section at srcOff into the local one
+// of dst.
+func (a Accessor) GetStrided(target int, srcOff int64, srcStrides []int64, dst []byte, dstStrides []int64, count []int64) error {
+	ps, err := a.strided("GetStrided", target, srcOff, srcStrides, dst, dstStrides, count, true)
+	if err != nil {
+		return err
+	}
+	return a.blockingXfer("GetStrided", false, target, ps)
+}
+
+// PutStridedNB is the non-blocking PutStrided.
+func (a Accessor) PutStridedNB(target int, dstOff int64, dstStrides []int64, src []byte, srcStrides []int64, count []int64) (Handle, error) {
+	ps, err := a.strided("PutStridedNB", target, dstOff, dstStrides, src, srcStrides, count, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("PutStridedNB", true, target, ps)
+}
+
+// GetStridedNB is the non-blocking GetStrided.
+func (a Accessor) GetStridedNB(target int, srcOff int64, srcStrides []int64, dst []byte, dstStrides []int64, count []int64) (Handle, error) {
+	ps, err := a.strided("GetStridedNB", target, srcOff, srcStrides, dst, dstStrides, count, false)
+	if err != nil {
+		return Handle{}, err
+	}
+	return a.nbXfer("GetStridedNB", false, target, ps)
+}
+
+// SyncNBIPuts completes every implicit-handle put issued outside an access
+// region and returns the first error among them.
+func (pe *PE) SyncNBIPuts() error { return pe.syncNBI("SyncNBIPuts", &pe.nbiPut) }
+
+// SyncNBIGets completes every implicit-handle get issued outside an access
+// region.
+func (pe *PE) SyncNBIGets() error { return pe.syncNBI("SyncNBIGets", &pe.nbiGet) }
+
+// SyncNBI completes every implicit-handle operation issued outside an
+// access region.
+func (pe *PE) SyncNBI() error {
+	err := pe.SyncNBIPuts()
+	if err2 := pe.SyncNBIGets(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+func (pe *PE) syncNBI(name string, op *transport.Op) error {
+	if err := pe.blocking(name); err != nil {
+		return err
+	}
+	if err := pe.eng.Wait("implicit-handle operations", op); err != nil {
+		return pe.wrap(name, err)
+	}
+	err := op.Err()
+	op.Reset()
+	return pe.wrap(name, err)
+}
+
+// BeginRegion opens an access region: the implicit-handle operations
+// issued until EndRegion complete through the one Handle EndRegion
+// returns. Regions do not nest.
+func (pe *PE) BeginRegion() error {
+	if err := pe.usable("BeginRegion"); err != nil {
+		return err
+	}
+	if pe.region != nil {
+		return pe.errf("BeginRegion", ErrArgument, "an access region is already open")
+	}
+	_, s := pe.newHandle()
+	pe.region = s
+	return nil
+}
+
+// EndRegion closes the access region and returns the Handle of its
+// operations.
+func (pe *PE) EndRegion() (Handle, error) {
+	if err := pe.usable("EndRegion"); err != nil {
+		return Handle{}, err
+	}
+	s := pe.region
+	if s == nil {
+		return Handle{}, pe.errf("EndRegion", ErrArgument, "no access region is open")
+	}
+	pe.region = nil
+	return Handle{pe: pe, s: s, gen: s.gen}, nil
+}

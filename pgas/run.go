@@ -1,0 +1,84 @@
+package pgas
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/gopgas/gopgas/conduit"
+	// The backends register themselves by name.
+	_ "github.com/gopgas/gopgas/conduit/smp"
+)
+
+// Run starts a job of cfg.PEs processing elements, calls program on each
+// (SPMD), and returns when every one has returned. The first error a PE
+// returns, or a panic inside one (recovered, reported with its rank and
+// stack), ends the job: the other PEs' blocking calls fail with
+// ErrJobAborted, and Run returns that first error. A PE that returns early
+// keeps serving active messages until all have returned.
+func Run(cfg Config, program func(pe *PE) error) error {
+	if program == nil {
+		return errors.New("pgas: Run: nil program")
+	}
+	c, err := cfg.resolve()
+	if err != nil {
+		return err
+	}
+	job, err := conduit.Open(c.Conduit, conduit.JobConfig{
+		PEs:                    c.PEs,
+		PEsPerNode:             c.PEsPerNode,
+		SegmentBytes:           c.SegmentBytes,
+		Ordering:               c.Ordering,
+		MailboxSlots:           4 * c.NetworkDepth,
+		PeerBurst:              c.SmsgPeerBurst,
+		Seed:                   c.Seed,
+		RequireRegisteredLocal: c.RequireRegistration == On,
+		NoDirectAccess:         c.Direct == Off,
+		StallTimeout:           c.StallTimeout,
+		Options:                c.Options,
+	})
+	if err != nil {
+		return fmt.Errorf("pgas: starting the %s backend: %w", c.Conduit, err)
+	}
+	return job.Run(func(ep conduit.Endpoint) (err error) {
+		var pe *PE
+		defer func() {
+			if r := recover(); r != nil {
+				err = &PanicError{PE: ep.Rank(), Value: r, Stack: debug.Stack()}
+			}
+			if pe != nil {
+				pe.ended = true
+			}
+		}()
+		if pe, err = newPE(ep, c); err != nil {
+			return err
+		}
+		if err := program(pe); err != nil {
+			return pe.wrap("program", err)
+		}
+		return pe.finish()
+	})
+}
+
+// finish completes the PE's communication and serves messages until every
+// PE's program has returned.
+func (pe *PE) finish() error {
+	if err := pe.quiet("exit"); err != nil {
+		return err
+	}
+	pe.ep.Done()
+	err := pe.eng.WaitFunc("the other PEs to finish", pe.ep.AllDone)
+	return pe.wrap("exit", err)
+}
+
+// Main runs the job and ends the process: on error it prints one line (the
+// error) to standard error, prefixed by the program name, and exits with
+// status 1. It is the usual body of a PGAS program's main function.
+func Main(cfg Config, program func(pe *PE) error) {
+	if err := Run(cfg, program); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
+		os.Exit(1)
+	}
+}
