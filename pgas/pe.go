@@ -83,7 +83,7 @@ type PE struct {
 	// amoResult receives a blocking atomic's old value.
 	scratch   [8]byte
 	amoResult uint64
-	ended   bool
+	ended     bool
 }
 
 func newPE(ep conduit.Endpoint, c Config) (*PE, error) {

@@ -20,7 +20,7 @@ const (
 	maxRounds = 32
 	// barrierOff is where the barrier flags begin: one word per team and
 	// round, written by that round's single partner.
-	barrierOff = 64
+	barrierOff  = 64
 	reservedEnd = barrierOff + MaxTeams*maxRounds*8
 )
 
@@ -48,8 +48,8 @@ type teamTable struct {
 	used [MaxTeams / 64]uint64
 }
 
-func (tt *teamTable) take(id int)      { tt.used[id/64] |= 1 << (id % 64) }
-func (tt *teamTable) release(id int)   { tt.used[id/64] &^= 1 << (id % 64) }
+func (tt *teamTable) take(id int)        { tt.used[id/64] |= 1 << (id % 64) }
+func (tt *teamTable) release(id int)     { tt.used[id/64] &^= 1 << (id % 64) }
 func (tt *teamTable) isUsed(id int) bool { return tt.used[id/64]&(1<<(id%64)) != 0 }
 
 func (pe *PE) newWorldTeam() *Team {

@@ -350,4 +350,3 @@ func (e *Engine) Flush() error {
 	}
 	return op.Err()
 }
-
