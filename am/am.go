@@ -480,7 +480,8 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 	cat := Category(flags & 3)
 	at := baseHeader
 	m := &a.cur
-	*m = Message{a: a, src: msg.Source, cat: cat, request: !isReply, h: h, Payload: msg.Payload}
+	m.a, m.src, m.cat, m.request, m.h, m.replied = a, msg.Source, cat, !isReply, h, false
+	m.Payload, m.Offset = msg.Payload, 0
 	if cat == Long {
 		m.Offset = int64(binary.LittleEndian.Uint64(b[8:]))
 		n := int64(binary.LittleEndian.Uint64(b[16:]))

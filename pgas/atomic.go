@@ -124,7 +124,14 @@ func (pe *PE) amoOrder() conduit.OrderingMode {
 
 // amoBlocking performs an atomic and waits for it.
 func amoBlocking[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], operand, compare uint64, fetch bool) (T, error) {
-	width, _, _ := wordInfo[T]()
+	width := uint8(unsafe.Sizeof(T(0)))
+	// Fast path: a relaxed atomic on a mapped segment is one instruction.
+	if pe.Accessor.mode == Relaxed && uint(p.PE) < uint(pe.size) && p.Off >= 0 && p.Off <= pe.segBytes-int64(width) &&
+		p.Off%int64(width) == 0 && !pe.ended && !pe.eng.InPoll() {
+		if seg := pe.eng.Direct(p.PE); seg != nil {
+			return fromBits[T](conduit.ApplyAMO(seg[p.Off:], op, width, operand, compare)), nil
+		}
+	}
 	if err := pe.amoCheck(name, true, p.PE, p.Off, width); err != nil {
 		return 0, err
 	}
@@ -137,11 +144,13 @@ func amoBlocking[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], opera
 	if err := pe.eng.AMO(bop, p.PE, p.Off, op, width, operand, compare, res, pe.amoOrder()); err != nil {
 		return 0, pe.wrap(name, err)
 	}
-	if err := pe.eng.Wait(name, bop); err != nil {
-		return 0, pe.wrap(name, err)
-	}
-	if err := bop.Err(); err != nil {
-		return 0, pe.wrap(name, err)
+	if !bop.Done() {
+		if err := pe.eng.Wait(name, bop); err != nil {
+			return 0, pe.wrap(name, err)
+		}
+		if err := bop.Err(); err != nil {
+			return 0, pe.wrap(name, err)
+		}
 	}
 	return fromBits[T](pe.amoResult), nil
 }

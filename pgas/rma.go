@@ -139,8 +139,23 @@ func (a Accessor) one(op string, target int, off int64, buf []byte, blocking boo
 	return append(ps, piece{off, buf}), nil
 }
 
+// direct returns target's segment when a relaxed access to [off, off+n)
+// can be done at once by load/store, and nil when it must take the general
+// path (which also reports any error).
+func (a Accessor) direct(target int, off, n int64) []byte {
+	pe := a.pe
+	if a.mode != Relaxed || uint(target) >= uint(pe.size) || off < 0 || off > pe.segBytes-n || pe.ended || pe.eng.InPoll() {
+		return nil
+	}
+	return pe.eng.Direct(target)
+}
+
 // Put copies src to target's segment at off.
 func (a Accessor) Put(target int, off int64, src []byte) error {
+	if seg := a.direct(target, off, int64(len(src))); seg != nil {
+		copy(seg[off:], src)
+		return nil
+	}
 	ps, err := a.one("Put", target, off, src, true)
 	if err != nil {
 		return err
@@ -150,6 +165,10 @@ func (a Accessor) Put(target int, off int64, src []byte) error {
 
 // Get copies len(dst) bytes of target's segment at off into dst.
 func (a Accessor) Get(target int, off int64, dst []byte) error {
+	if seg := a.direct(target, off, int64(len(dst))); seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
 	ps, err := a.one("Get", target, off, dst, true)
 	if err != nil {
 		return err

@@ -27,6 +27,9 @@ func (pe *PE) Fence() error {
 }
 
 func (pe *PE) quiet(name string) error {
+	if pe.eng.Idle() && pe.nbiPut.Err() == nil && pe.nbiGet.Err() == nil && pe.signalOp.Err() == nil {
+		return nil
+	}
 	if err := pe.eng.Quiesce(); err != nil {
 		return pe.wrap(name, err)
 	}

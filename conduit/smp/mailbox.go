@@ -2,133 +2,80 @@ package smp
 
 import (
 	"fmt"
-	"math/bits"
+	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/pad"
 )
 
 // A mailbox is the ring one sender uses to one receiver: single producer,
-// single consumer. Each side's index lives on its own cache lines with a
-// cached copy of the other side's, so a message normally touches one line
-// the other core wrote.
+// single consumer. On a machine where moving a cache line between cores is
+// the dominant cost of a message, it is built so that a short message moves
+// one line: each slot holds a sequence number, written by the sender after
+// the header beside it, which the receiver polls; the receiver reports the
+// slots it has released on a line of its own, which the sender reads only
+// when the ring looks full.
 type mailbox struct {
-	prod  *prodSide
-	cons  *consSide
+	src   int
 	slots []slot
 	mask  uint64
+	prod  *prodSide
+	cons  *consSide
 }
 
 type prodSide struct {
-	head       atomic.Uint64 // next slot to fill; published after the fill
-	cachedTail uint64
+	head       uint64 // next slot to fill
+	cachedTail uint64 // last tail read
 }
 
 type consSide struct {
 	tail atomic.Uint64 // slots before it are free for the producer
-	next uint64        // next slot to hand out; tail catches up one poll later
+	next uint64        // next slot to read; tail catches up one poll later
 }
 
+// slot is two cache lines (128 bytes, checked below): the sequence number,
+// lengths and the first 48 header bytes (room for an active message with
+// ten arguments) share the first.
 type slot struct {
-	hdr []byte
-	pay []byte
+	seq    atomic.Uint64 // index+1 of the message in the slot
+	hdrLen uint32
+	payLen uint32
+	hdr    [MaxHeaderBytes]byte
+	pay    []byte // grown on demand, reused
 }
 
-func newMailbox(slots int) *mailbox {
+var _ = [1]struct{}{}[unsafe.Sizeof(slot{})-128]
+
+func newMailbox(src, slots int) *mailbox {
 	n := 1
 	for n < slots {
 		n <<= 1
 	}
-	return &mailbox{prod: pad.New[prodSide](), cons: pad.New[consSide](), slots: make([]slot, n), mask: uint64(n - 1)}
+	return &mailbox{src: src, slots: make([]slot, n), mask: uint64(n - 1), prod: pad.New[prodSide](), cons: pad.New[consSide]()}
 }
 
-// inbox is a receiver's side of all its mailboxes.
+// inbox is a receiver's side of its mailboxes.
 type inbox struct {
-	// Doorbells: bit s of bells[s/64] says sender s may have messages; bit
-	// i of summary says some word in [i*span, (i+1)*span) may be non-zero.
-	summary *atomic.Uint64
-	bells   []atomic.Uint64
-	span    int
-	boxes   []atomic.Pointer[mailbox] // by sender, set by the sender
+	// Mailboxes made by senders since the receiver last looked.
+	fresh    sync.Mutex
+	freshBox []*mailbox
+	anyFresh *atomic.Bool
 
 	// Owned by the receiving goroutine.
-	work      []int // ring of senders to serve
-	workHead  int
-	workLen   int
-	queued    []bool
+	boxes     []*mailbox // every mailbox sending to this PE
+	rr        int        // where the next scan starts
 	held      []*mailbox // boxes whose slots the last batch handed out
 	peerBurst int
 }
 
-func (in *inbox) init(pes, peerBurst int) {
-	words := (pes + 63) / 64
-	in.summary = pad.New[atomic.Uint64]()
-	in.bells = make([]atomic.Uint64, words)
-	in.span = (words + 63) / 64
-	in.boxes = make([]atomic.Pointer[mailbox], pes)
-	in.work = make([]int, pes)
-	in.queued = make([]bool, pes)
+func (in *inbox) init(peerBurst int) {
+	in.anyFresh = pad.New[atomic.Bool]()
 	in.peerBurst = peerBurst
 }
 
-func (in *inbox) ring(src int) {
-	w := src >> 6
-	bit := uint64(1) << (src & 63)
-	// Skipping the write when the bit is already set is safe: the receiver
-	// clears a word before it reads the rings it names, so a set bit means
-	// our message, published before this load, will be seen.
-	if in.bells[w].Load()&bit == 0 {
-		in.bells[w].Or(bit)
-	}
-	sb := uint64(1) << (w / in.span)
-	if in.summary.Load()&sb == 0 {
-		in.summary.Or(sb)
-	}
-}
-
-func (in *inbox) enqueue(src int) {
-	if in.queued[src] {
-		return
-	}
-	in.queued[src] = true
-	in.work[(in.workHead+in.workLen)%len(in.work)] = src
-	in.workLen++
-}
-
-func (in *inbox) dequeue() int {
-	src := in.work[in.workHead]
-	in.workHead = (in.workHead + 1) % len(in.work)
-	in.workLen--
-	in.queued[src] = false
-	return src
-}
-
-// harvest moves the senders the doorbells name onto the work ring.
-func (in *inbox) harvest() {
-	if in.summary.Load() == 0 {
-		return
-	}
-	s := in.summary.Swap(0)
-	for s != 0 {
-		i := bits.TrailingZeros64(s)
-		s &^= 1 << i
-		end := min((i+1)*in.span, len(in.bells))
-		for w := i * in.span; w < end; w++ {
-			if in.bells[w].Load() == 0 {
-				continue
-			}
-			v := in.bells[w].Swap(0)
-			for v != 0 {
-				b := bits.TrailingZeros64(v)
-				v &^= 1 << b
-				in.enqueue(w*64 + b)
-			}
-		}
-	}
-}
-
-// SendMessage copies the message into the receiver's ring for this PE.
+// SendMessage copies the message into this PE's ring to the target.
 func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	if target < 0 || target >= len(e.job.eps) {
 		return fmt.Errorf("smp: PE %d: SendMessage to PE %d outside the job [0,%d)", e.rank, target, len(e.job.eps))
@@ -136,15 +83,18 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	if len(header) > MaxHeaderBytes || len(payload) > MaxPayloadBytes {
 		return fmt.Errorf("smp: PE %d: SendMessage of %d+%d bytes exceeds %d+%d", e.rank, len(header), len(payload), MaxHeaderBytes, MaxPayloadBytes)
 	}
-	tgt := e.job.eps[target]
 	box := e.out[target]
 	if box == nil {
-		box = newMailbox(e.job.cfg.MailboxSlots)
+		box = newMailbox(e.rank, e.job.cfg.MailboxSlots)
 		e.out[target] = box
-		tgt.inbox.boxes[e.rank].Store(box)
+		in := &e.job.eps[target].inbox
+		in.fresh.Lock()
+		in.freshBox = append(in.freshBox, box)
+		in.fresh.Unlock()
+		in.anyFresh.Store(true)
 	}
 	p := box.prod
-	h := p.head.Load()
+	h := p.head
 	if h-p.cachedTail >= uint64(len(box.slots)) {
 		p.cachedTail = box.cons.tail.Load()
 		if h-p.cachedTail >= uint64(len(box.slots)) {
@@ -152,15 +102,18 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 		}
 	}
 	s := &box.slots[h&box.mask]
-	s.hdr = append(s.hdr[:0], header...)
-	s.pay = append(s.pay[:0], payload...)
-	p.head.Store(h + 1)
-	tgt.inbox.ring(e.rank)
+	s.hdrLen = uint32(copy(s.hdr[:], header))
+	s.payLen = uint32(len(payload))
+	if len(payload) > 0 {
+		s.pay = append(s.pay[:0], payload...)
+	}
+	s.seq.Store(h + 1)
+	p.head = h + 1
 	return nil
 }
 
-// PollMessages hands out arrived messages, serving at most peerBurst
-// senders, and releases the slots of the previous batch.
+// PollMessages hands out arrived messages from at most peerBurst senders,
+// and releases the slots of the previous batch.
 func (e *endpoint) PollMessages(msgs []conduit.Message) int {
 	in := &e.inbox
 	for _, box := range in.held {
@@ -168,26 +121,36 @@ func (e *endpoint) PollMessages(msgs []conduit.Message) int {
 	}
 	clear(in.held)
 	in.held = in.held[:0]
-	in.harvest()
-	n := 0
-	for peers := 0; peers < in.peerBurst && n < len(msgs) && in.workLen > 0; peers++ {
-		src := in.dequeue()
-		box := in.boxes[src].Load()
+	if in.anyFresh.Load() {
+		in.anyFresh.Store(false)
+		in.fresh.Lock()
+		in.boxes = append(in.boxes, in.freshBox...)
+		clear(in.freshBox)
+		in.freshBox = in.freshBox[:0]
+		in.fresh.Unlock()
+	}
+	nb := len(in.boxes)
+	n, served := 0, 0
+	for i := 0; i < nb && served < in.peerBurst && n < len(msgs); i++ {
+		box := in.boxes[(in.rr+i)%nb]
 		c := box.cons
-		h := box.prod.head.Load()
 		start := c.next
-		for c.next < h && n < len(msgs) {
+		for n < len(msgs) {
 			s := &box.slots[c.next&box.mask]
-			msgs[n] = conduit.Message{Source: src, Header: s.hdr, Payload: s.pay}
+			if s.seq.Load() != c.next+1 {
+				break
+			}
+			msgs[n] = conduit.Message{Source: box.src, Header: s.hdr[:s.hdrLen], Payload: s.pay[:s.payLen]}
 			n++
 			c.next++
 		}
 		if c.next != start {
 			in.held = append(in.held, box)
+			served++
 		}
-		if c.next < h {
-			in.enqueue(src)
-		}
+	}
+	if nb > 0 {
+		in.rr = (in.rr + 1) % nb
 	}
 	if n > 0 {
 		e.noteProgress()
@@ -204,6 +167,9 @@ type eventQueue struct {
 func (q *eventQueue) push(ev conduit.Event) { q.evs = append(q.evs, ev) }
 
 func (q *eventQueue) pop(dst []conduit.Event) int {
+	if q.head == len(q.evs) {
+		return 0
+	}
 	n := copy(dst, q.evs[q.head:])
 	q.head += n
 	if q.head == len(q.evs) {

@@ -44,8 +44,8 @@ const Name = "smp"
 // Limits of the short-message system.
 const (
 	// MaxHeaderBytes bounds a message header: room for the runtime's AM
-	// header with 16 arguments.
-	MaxHeaderBytes = 128
+	// header with 16 arguments, and a mailbox slot of two cache lines.
+	MaxHeaderBytes = 88
 	// MaxPayloadBytes bounds a message payload, and so the largest Medium
 	// active message. 4 KiB keeps a mailbox slot within a page.
 	MaxPayloadBytes = 4096
@@ -232,7 +232,7 @@ func newEndpoint(j *job, rank int) *endpoint {
 		out:      make([]*mailbox, j.cfg.PEs),
 	}
 	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
-	ep.inbox.init(j.cfg.PEs, j.cfg.PeerBurst)
+	ep.inbox.init(j.cfg.PeerBurst)
 	return ep
 }
 

@@ -175,7 +175,12 @@ func (e *Engine) Poll() (int, error) {
 		return 0, fmt.Errorf("poll: %w", ErrInHandler)
 	}
 	e.inPoll = true
-	defer func() { e.inPoll = false }()
+	n, err := e.poll()
+	e.inPoll = false
+	return n, err
+}
+
+func (e *Engine) poll() (int, error) {
 	n := e.ep.PollLocalCQ(e.evs)
 	for i := range n {
 		e.complete(&e.evs[i])
@@ -240,6 +245,9 @@ type waiter struct {
 }
 
 func (w *waiter) Ready() (bool, error) {
+	if w.cond.Done() {
+		return true, nil
+	}
 	if _, err := w.e.Poll(); err != nil {
 		return false, err
 	}
@@ -271,8 +279,14 @@ func (e *Engine) WaitFunc(what string, done func() bool) error {
 	return e.Wait(what, condFunc(done))
 }
 
+// Idle reports whether nothing is in flight and no put awaits a flush.
+func (e *Engine) Idle() bool { return e.pds.inUse == 0 && len(e.unflushed) == 0 }
+
 // Quiesce waits until no descriptor is in flight.
 func (e *Engine) Quiesce() error {
+	if e.pds.inUse == 0 {
+		return nil
+	}
 	return e.WaitFunc("all transfers to complete", func() bool { return e.pds.inUse == 0 })
 }
 
