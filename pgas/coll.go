@@ -404,6 +404,12 @@ func Allreduce[T Number](t *Team, op ReduceOp, in, out []T) error {
 	if len(out) != len(in) {
 		return t.pe.errf("Allreduce", ErrArgument, "out has %d elements, in %d", len(out), len(in))
 	}
+	if err := t.check("Allreduce"); err != nil {
+		return err
+	}
+	if done, err := offloadAllreduce(t, op, in, out); done {
+		return err
+	}
 	c, err := t.begin("Allreduce")
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package pgas
 
 import (
 	"encoding/binary"
+
+	"github.com/gopgas/gopgas/conduit"
 	"math/bits"
 	"slices"
 
@@ -37,8 +39,9 @@ type Team struct {
 	members []int       // team rank -> global rank; nil for the world
 	index   map[int]int // global rank -> team rank; nil for the world
 
-	epoch    uint64 // barrier epoch
-	notified bool   // between BarrierNotify and BarrierWait
+	epoch    uint64             // barrier epoch
+	notified bool               // between BarrierNotify and BarrierWait
+	offload  conduit.Collective // an offloaded barrier in progress
 	epochBuf [8]byte
 	seq      uint32 // collectives issued
 	dead     bool
@@ -131,8 +134,17 @@ func (t *Team) BarrierNotify() error {
 	if err := pe.quiet("BarrierNotify"); err != nil {
 		return err
 	}
-	t.epoch++
 	t.notified = true
+	if ce := pe.offload(t); ce != nil {
+		c, err := ce.OffloadBarrier()
+		if err != nil {
+			t.notified = false
+			return pe.wrap("BarrierNotify", err)
+		}
+		t.offload = c
+		return nil
+	}
+	t.epoch++
 	binary.NativeEndian.PutUint64(t.epochBuf[:], t.epoch)
 	if t.size > 1 {
 		return t.signal(0)
@@ -154,6 +166,11 @@ func (t *Team) BarrierWait() error {
 		return pe.errf("BarrierWait", ErrArgument, "BarrierWait without BarrierNotify")
 	}
 	t.notified = false
+	if c := t.offload; c != nil {
+		t.offload = nil
+		_, err := pe.waitCollective("BarrierWait", c)
+		return err
+	}
 	for k := 0; 1<<k < t.size; k++ {
 		pe.flag = flagCond{seg: pe.seg, off: flagOff(t.id, k), want: t.epoch}
 		if err := pe.eng.Wait("a barrier", &pe.flag); err != nil {

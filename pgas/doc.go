@@ -1,0 +1,92 @@
+// Package pgas is gopgas's user API: SPMD programs over a partitioned
+// global address space, in the style of UPC, OpenSHMEM and GASNet.
+//
+// # Usage
+//
+// Run starts a job of N processing elements (PEs), each a goroutine running
+// the same program with its own rank:
+//
+//	err := pgas.Run(pgas.Config{PEs: 4}, func(pe *pgas.PE) error {
+//		a, err := pgas.NewArray[int64](pe, 1024) // symmetric: same offset on every PE
+//		if err != nil {
+//			return err
+//		}
+//		right := (pe.Rank() + 1) % pe.Size()
+//		if err := a.Put(right, 0, []int64{int64(pe.Rank())}); err != nil {
+//			return err
+//		}
+//		if err := pe.Barrier(); err != nil {
+//			return err
+//		}
+//		fmt.Println(pe.Rank(), "got", a.Local()[0])
+//		return nil
+//	})
+//
+// The same program runs unchanged on every backend: Config.Conduit (or
+// PGAS_CONDUIT) chooses the real shared-memory one ("smp", the default) or
+// a simulated network.
+//
+// # Memory
+//
+// Every PE has a segment of Config.SegmentBytes. The runtime keeps the first
+// ReservedBytes; the rest is the symmetric heap, from which PE.Alloc and
+// NewArray take the same offset on every PE (they are collective). Remote
+// memory is named by (rank, offset), or by a typed global pointer GPtr.
+// A PE reads and writes its own part of the heap directly (Array.Local,
+// PE.Local) and other PEs' parts with one-sided operations.
+//
+// # One-sided operations
+//
+// Put and Get move bytes between a local buffer and a PE's segment; their
+// NB forms return a Handle (Wait, Test, WaitAll, WaitSome); their NBI forms
+// complete at SyncNBI, Quiet, Fence or Barrier, or through the Handle of an
+// access region (BeginRegion, EndRegion). PutV, PutIndexed and PutStrided
+// (and the Get forms) move vectors of spans, blocks at listed offsets, and
+// strided sections. Atomic, FetchAtomic, CompareSwap, AtomicLoad,
+// AtomicStore and their NB forms operate on 32- and 64-bit integer words and
+// on float64 words. The documentation of Accessor states the completion of
+// each call.
+//
+// # Strict and relaxed
+//
+// Accesses follow UPC's memory model. A Relaxed access (the default) may be
+// reordered with other relaxed accesses and is complete only after a
+// fence, quiet, barrier or wait. A Strict access first completes every
+// earlier access of its PE, uses strict network ordering, and is globally
+// complete on return, so it is ordered with respect to all earlier and later
+// accesses. PE.SetDefaultAccess sets a PE's default; PE.With(Strict) and
+// Array.With(Strict) choose per operation. Under relaxed network ordering
+// (Config.Ordering) a get may pass an earlier put to the same location on
+// the network (reference/gemini-message-ordering-paper.txt, Figure 7); Quiet
+// therefore also flushes: it makes every completed put globally visible.
+//
+// # Synchronisation and collectives
+//
+// Barrier, the split-phase BarrierNotify/BarrierWait, Fence (orders puts)
+// and Quiet (completes everything). Teams (PE.World, Team.Split) carry
+// barriers and the collectives Broadcast, Reduce, Allreduce (Sum, Prod, Min,
+// Max, And, Or, Xor), Gather, Allgather and Alltoall, generic in the element
+// type. NewLock makes a global lock.
+//
+// # Active messages
+//
+// PE.AM returns the PE's active-message endpoint (package am): handlers run
+// on the target when it makes progress, inside any blocking call or
+// PE.Poll. Register handlers on every PE, in the same order, then Barrier
+// before sending.
+//
+// # Errors
+//
+// No bad input panics: a rank outside the job, a range outside the segment,
+// a misaligned atomic, a second wait on a handle, an unknown handler, a PE
+// used after its program returned, a blocking call inside a handler. Each
+// returns an *Error naming the PE, the operation and the value, wrapping a
+// sentinel (ErrBadPE, ErrRange, ErrMisaligned, ErrHandle, ErrEnded,
+// ErrInHandler, ...) for errors.Is.
+//
+// # Concurrency
+//
+// A PE belongs to the goroutine Run started for it. Programs may start
+// goroutines of their own for local work, but only the PE's goroutine may
+// call its methods.
+package pgas
