@@ -33,6 +33,7 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/pad"
@@ -116,21 +117,22 @@ func (j *job) Run(main func(conduit.Endpoint) error) error {
 	if !j.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("smp: Run called twice on one job")
 	}
-	var wg sync.WaitGroup
+	// The group launches the PEs; the root cause of a failure is chosen
+	// below rather than by which PE's error arrived first.
+	var g errgroup.Group
 	errs := make([]error, len(j.eps))
 	for r, ep := range j.eps {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			err := main(ep)
 			ep.Done()
 			if err != nil {
 				errs[r] = err
 				j.abort(fmt.Errorf("%w: PE %d failed: %v", conduit.ErrJobAborted, r, err))
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	if j.aborted.Load() {
 		if _, ok := j.abortErr.(*conduit.DeadlockError); ok {
 			return j.abortErr
