@@ -399,6 +399,10 @@ type Endpoint interface {
 	// every PE's is. The runtime keeps serving messages until AllDone.
 	Done()
 	AllDone() bool
+	// Err returns the error that ended the job (another PE's failure,
+	// wrapping ErrJobAborted, or a *DeadlockError), or nil while it runs.
+	// Polling loops check it so that they stop when the job does.
+	Err() error
 }
 
 // CollectiveOffload is implemented by endpoints whose backend reduces in the

@@ -253,8 +253,12 @@ func intSetting(env, field, defText string, lo, hi int, doc string, f func(*Conf
 }
 
 func bytesSetting(env, field string, def, lo, hi int64, doc string, f func(*Config) *int64) Setting {
+	defText := strconv.FormatInt(def, 10)
+	if def >= 1024 {
+		defText += " (" + humanize.IBytes(uint64(def)) + ")"
+	}
 	return Setting{
-		Env: env, Field: field, Default: strconv.FormatInt(def, 10),
+		Env: env, Field: field, Default: defText,
 		Allowed: fmt.Sprintf("bytes in [%d, %d] (suffixes like KiB, MiB allowed)", lo, hi), Doc: doc,
 		isSet: func(c *Config) bool { return *f(c) != 0 },
 		parse: func(c *Config, s string) error {

@@ -175,6 +175,22 @@ func (pe *PE) Poll() error {
 	return pe.wrap("Poll", err)
 }
 
+// WaitUntil makes progress (as Poll does) until done reports true, and
+// returns early with an error when the job ends because another PE failed,
+// or when no PE can make progress any more. It is the way for a program to
+// wait for something an active-message handler or another PE's put will
+// bring; what names it in deadlock reports. done runs on the PE's
+// goroutine.
+func (pe *PE) WaitUntil(what string, done func() bool) error {
+	if err := pe.blocking("WaitUntil"); err != nil {
+		return err
+	}
+	if done == nil {
+		return pe.errf("WaitUntil", ErrArgument, "nil condition")
+	}
+	return pe.wrap("WaitUntil", pe.eng.WaitFunc(what, done))
+}
+
 // SetDefaultAccess changes the access mode of the PE's own RMA methods.
 func (pe *PE) SetDefaultAccess(m Mode) error {
 	if m != Relaxed && m != Strict {

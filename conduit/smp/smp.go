@@ -24,7 +24,6 @@ package smp
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -84,7 +83,8 @@ type job struct {
 
 	abortOnce sync.Once
 	aborted   atomic.Bool
-	abortErr  error // written once before aborted is set
+	abortErr  error // what waits return; written once before aborted is set
+	rootErr   error // what Run returns: the first failure in time
 }
 
 // Open starts a job. It is registered as the "smp" backend.
@@ -127,22 +127,14 @@ func (j *job) Run(main func(conduit.Endpoint) error) error {
 			ep.Done()
 			if err != nil {
 				errs[r] = err
-				j.abort(fmt.Errorf("%w: PE %d failed: %v", conduit.ErrJobAborted, r, err))
+				j.fail(r, err)
 			}
 			return nil
 		})
 	}
 	_ = g.Wait()
 	if j.aborted.Load() {
-		if _, ok := j.abortErr.(*conduit.DeadlockError); ok {
-			return j.abortErr
-		}
-	}
-	// The root cause is the first error that is not an echo of the abort.
-	for _, err := range errs {
-		if err != nil && !isAbortEcho(err) {
-			return err
-		}
+		return j.rootErr
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -152,13 +144,30 @@ func (j *job) Run(main func(conduit.Endpoint) error) error {
 	return nil
 }
 
-func isAbortEcho(err error) bool { return errors.Is(err, conduit.ErrJobAborted) }
-
-func (j *job) abort(err error) {
+// fail records the first failure of the job: the root cause Run returns,
+// while every other PE's waits fail with an error wrapping ErrJobAborted.
+func (j *job) fail(rank int, err error) {
 	j.abortOnce.Do(func() {
-		j.abortErr = err
+		j.rootErr = err
+		j.abortErr = fmt.Errorf("%w: PE %d failed: %v", conduit.ErrJobAborted, rank, err)
 		j.aborted.Store(true)
 	})
+}
+
+// deadlocked ends the job with a deadlock report.
+func (j *job) deadlocked(d *conduit.DeadlockError) {
+	j.abortOnce.Do(func() {
+		j.rootErr, j.abortErr = d, d
+		j.aborted.Store(true)
+	})
+}
+
+// Err is the error that ended the job, or nil.
+func (e *endpoint) Err() error {
+	if e.job.aborted.Load() {
+		return e.job.abortErr
+	}
+	return nil
 }
 
 func (j *job) now() conduit.Time { return conduit.FromDuration(time.Since(j.start)) }

@@ -62,7 +62,7 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 			if !idle || p != progress {
 				quietSince, progress = now, p
 			} else if now.Sub(quietSince) >= j.stallTimeout {
-				j.abort(j.deadlock())
+				j.deadlocked(j.deadlock())
 			}
 		}
 	}

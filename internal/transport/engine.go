@@ -44,7 +44,6 @@ type Settings struct {
 
 // Stats count what the engine did, for tests and reports.
 type Stats struct {
-	Direct      int64 // operations done by load/store on a mapped segment
 	FMA, BTE    int64 // descriptors posted by mechanism (puts and gets)
 	AMOs        int64 // AMO descriptors posted
 	Chunked     int64 // transfers split into pieces
@@ -173,6 +172,9 @@ func (o *Op) fail(err error) {
 func (e *Engine) Poll() (int, error) {
 	if e.inPoll {
 		return 0, fmt.Errorf("poll: %w", ErrInHandler)
+	}
+	if err := e.ep.Err(); err != nil {
+		return 0, err
 	}
 	e.inPoll = true
 	n, err := e.poll()

@@ -19,7 +19,6 @@ func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.Orde
 	}
 	if d := e.Direct(rank); d != nil {
 		copy(d[off:], src)
-		e.Stats.Direct++
 		return nil
 	}
 	e.markUnflushed(rank, order)
@@ -33,7 +32,6 @@ func (e *Engine) Get(op *Op, rank int, off int64, dst []byte, order conduit.Orde
 	}
 	if d := e.Direct(rank); d != nil {
 		copy(dst, d[off:])
-		e.Stats.Direct++
 		return nil
 	}
 	return e.chunked(op, conduit.Get, rank, off, dst, order)
@@ -143,7 +141,6 @@ func (e *Engine) AMO(op *Op, rank int, off int64, amo conduit.AMOOp, width uint8
 		if result != nil {
 			*result = old
 		}
-		e.Stats.Direct++
 		return nil
 	}
 	if (width == 4 && !e.amo32) || (amo == conduit.AMOFAdd && !e.floatAMO) {

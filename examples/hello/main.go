@@ -1,0 +1,60 @@
+// Command hello is the smallest gopgas program: every processing element
+// (PE) of an SPMD job prints one greeting, and the greetings come out in
+// rank order.
+//
+// It demonstrates pgas.Main, which resolves the job's configuration from
+// the PGAS_* environment variables (PGAS_PES=4 go run ./examples/hello),
+// and using Barrier to order the PEs' side effects: in round r only PE r
+// prints, and nobody starts round r+1 before PE r has finished printing.
+// Finally the PEs count themselves with an Allreduce and fail if the count
+// is not the job's size.
+//
+// Output, with PGAS_PES=3:
+//
+//	hello from PE 0 of 3 (node 0)
+//	hello from PE 1 of 3 (node 0)
+//	hello from PE 2 of 3 (node 0)
+//	hello: 3 PEs on 1 node(s), smp backend
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/gopgas/gopgas/pgas"
+)
+
+func main() {
+	greeting := flag.String("greeting", "hello", "the word each PE says")
+	flag.Parse()
+	pgas.Main(pgas.Config{}, func(pe *pgas.PE) error { return hello(pe, *greeting) })
+}
+
+func hello(pe *pgas.PE, greeting string) error {
+	for r := range pe.Size() {
+		if r == pe.Rank() {
+			if _, err := fmt.Fprintf(os.Stdout, "%s from PE %d of %d (node %d)\n", greeting, pe.Rank(), pe.Size(), pe.Node()); err != nil {
+				return fmt.Errorf("printing the greeting: %w", err)
+			}
+		}
+		// PE r's line is written before anyone passes this barrier.
+		if err := pe.Barrier(); err != nil {
+			return fmt.Errorf("barrier after PE %d's greeting: %w", r, err)
+		}
+	}
+	// A sanity check that every PE took part: the PEs count themselves.
+	count := []int64{1}
+	if err := pgas.Allreduce(pe.World(), pgas.Sum, count, count); err != nil {
+		return fmt.Errorf("counting the PEs: %w", err)
+	}
+	if count[0] != int64(pe.Size()) {
+		return fmt.Errorf("%d PEs counted themselves in a job of %d", count[0], pe.Size())
+	}
+	if pe.Rank() == 0 {
+		if _, err := fmt.Fprintf(os.Stdout, "hello: %d PEs on %d node(s), %s backend\n", pe.Size(), pe.Nodes(), pe.Conduit()); err != nil {
+			return fmt.Errorf("printing the summary: %w", err)
+		}
+	}
+	return nil
+}
