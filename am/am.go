@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/errs"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -125,6 +126,7 @@ type Endpoint struct {
 	cur     Message
 	backlog []pending // messages a full mailbox refused, retried on poll
 	err     error
+	closed  bool
 
 	Stats Stats
 }
@@ -154,6 +156,23 @@ func New(eng *transport.Engine, cfg Config) *Endpoint {
 	return a
 }
 
+// errf makes an error naming the PE that matches sentinel with errors.Is.
+func (a *Endpoint) errf(sentinel error, format string, args ...any) error {
+	return &errs.Detail{Msg: fmt.Sprintf("am: PE %d: ", a.rank) + fmt.Sprintf(format, args...), Sentinel: sentinel}
+}
+
+// Close ends the endpoint: every later call fails with an error matching
+// the ended sentinel (pgas.ErrEnded). The runtime closes it when the PE's
+// program has returned.
+func (a *Endpoint) Close() { a.closed = true }
+
+func (a *Endpoint) usable(op string) error {
+	if a.closed {
+		return a.errf(errs.Ended, "%s: the PE's program has returned", op)
+	}
+	return nil
+}
+
 // MaxMedium is the largest Medium payload.
 func (a *Endpoint) MaxMedium() int { return a.ep.MaxMessagePayload() }
 
@@ -167,13 +186,13 @@ func (a *Endpoint) Register(name string, h Handler) (Index, error) {
 			return Index(i), a.set(Index(i), name, h)
 		}
 	}
-	return 0, fmt.Errorf("am: PE %d: Register(%q): all %d user handler indices are taken", a.rank, name, NumHandlers-FirstUserHandler)
+	return 0, a.errf(errs.Argument, "Register(%q): all %d user handler indices are taken", name, NumHandlers-FirstUserHandler)
 }
 
 // RegisterAt installs h at a chosen user index.
 func (a *Endpoint) RegisterAt(i Index, name string, h Handler) error {
 	if i < FirstUserHandler {
-		return fmt.Errorf("am: PE %d: RegisterAt(%d, %q): indices below %d are reserved for the runtime", a.rank, i, name, FirstUserHandler)
+		return a.errf(errs.Argument, "RegisterAt(%d, %q): indices below %d are reserved for the runtime", i, name, FirstUserHandler)
 	}
 	return a.set(i, name, h)
 }
@@ -182,22 +201,25 @@ func (a *Endpoint) RegisterAt(i Index, name string, h Handler) error {
 // for the layers built on am (pgas); programs use Register.
 func (a *Endpoint) RegisterReserved(i Index, name string, h Handler) error {
 	if i >= FirstUserHandler {
-		return fmt.Errorf("am: PE %d: RegisterReserved(%d, %q): index is in the user range", a.rank, i, name)
+		return a.errf(errs.Argument, "RegisterReserved(%d, %q): index is in the user range", i, name)
 	}
 	return a.set(i, name, h)
 }
 
 func (a *Endpoint) set(i Index, name string, h Handler) error {
+	if err := a.usable("Register"); err != nil {
+		return err
+	}
 	switch {
 	case h == nil:
-		return fmt.Errorf("am: PE %d: registering %q at %d: nil handler", a.rank, name, i)
+		return a.errf(errs.Argument, "registering %q at %d: nil handler", name, i)
 	case name == "":
-		return fmt.Errorf("am: PE %d: registering at %d: empty name", a.rank, i)
+		return a.errf(errs.Argument, "registering at %d: empty name", i)
 	case a.handlers[i].fn != nil:
-		return fmt.Errorf("am: PE %d: registering %q at %d: index taken by %q", a.rank, name, i, a.handlers[i].name)
+		return a.errf(errs.Argument, "registering %q at %d: index taken by %q", name, i, a.handlers[i].name)
 	}
 	if j, dup := a.names[name]; dup {
-		return fmt.Errorf("am: PE %d: registering %q at %d: name already at %d", a.rank, name, i, j)
+		return a.errf(errs.Argument, "registering %q at %d: name already at %d", name, i, j)
 	}
 	a.handlers[i] = entry{name: name, fn: h}
 	a.names[name] = i
@@ -231,6 +253,9 @@ var ErrRule = errors.New("active-message handler rule broken")
 
 // checkRequest validates what every request shares.
 func (a *Endpoint) checkRequest(op string, target int, h Index, nargs int) error {
+	if err := a.usable(op); err != nil {
+		return err
+	}
 	if a.eng.InPoll() {
 		return fmt.Errorf("am: PE %d: %s from inside a handler: %w (a request handler may only reply)", a.rank, op, ErrRule)
 	}
@@ -239,13 +264,13 @@ func (a *Endpoint) checkRequest(op string, target int, h Index, nargs int) error
 
 func (a *Endpoint) checkSend(op string, target int, h Index, nargs int) error {
 	if target < 0 || target >= a.size {
-		return fmt.Errorf("am: PE %d: %s to PE %d: outside the job [0,%d)", a.rank, op, target, a.size)
+		return a.errf(errs.BadPE, "%s to PE %d: outside the job [0,%d)", op, target, a.size)
 	}
 	if a.handlers[h].fn == nil {
-		return fmt.Errorf("am: PE %d: %s to PE %d: handler %d is not registered", a.rank, op, target, h)
+		return a.errf(errs.Argument, "%s to PE %d: handler %d is not registered", op, target, h)
 	}
 	if nargs > MaxArgs {
-		return fmt.Errorf("am: PE %d: %s to PE %d: %d arguments (at most %d)", a.rank, op, target, nargs, MaxArgs)
+		return a.errf(errs.Argument, "%s to PE %d: %d arguments (at most %d)", op, target, nargs, MaxArgs)
 	}
 	return nil
 }
@@ -338,7 +363,7 @@ func (a *Endpoint) RequestMedium(target int, h Index, payload []byte, args ...in
 		return err
 	}
 	if len(payload) > a.MaxMedium() {
-		return fmt.Errorf("am: PE %d: RequestMedium to PE %d: payload of %d bytes exceeds MaxMedium %d", a.rank, target, len(payload), a.MaxMedium())
+		return a.errf(errs.Argument, "RequestMedium to PE %d: payload of %d bytes exceeds MaxMedium %d", target, len(payload), a.MaxMedium())
 	}
 	p := a.peer(target)
 	if err := a.takeCredit(p); err != nil {
@@ -376,7 +401,7 @@ func (a *Endpoint) RequestLong(target int, h Index, payload []byte, off int64, a
 func (a *Endpoint) checkLong(what string, target int, payload []byte, off int64) error {
 	seg := int64(len(a.ep.Segment()))
 	if off < 0 || off > seg-int64(len(payload)) {
-		return fmt.Errorf("am: PE %d: %s to PE %d: destination [%d,+%d) outside the %d-byte segment", a.rank, what, target, off, len(payload), seg)
+		return a.errf(errs.Range, "%s to PE %d: destination [%d,+%d) outside the %d-byte segment", what, target, off, len(payload), seg)
 	}
 	return nil
 }
@@ -417,6 +442,9 @@ func (a *Endpoint) sendLong(p *peer, flags byte, h Index, payload []byte, off in
 // Poll makes progress: it processes completions and runs the handlers of
 // arrived messages.
 func (a *Endpoint) Poll() error {
+	if err := a.usable("Poll"); err != nil {
+		return err
+	}
 	_, err := a.eng.Poll()
 	return err
 }
@@ -480,7 +508,7 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 	cat := Category(flags & 3)
 	at := baseHeader
 	m := &a.cur
-	m.a, m.src, m.cat, m.request, m.h, m.replied = a, msg.Source, cat, !isReply, h, false
+	m.a, m.owner, m.src, m.cat, m.request, m.h, m.replied = a, a.rank, msg.Source, cat, !isReply, h, false
 	m.Payload, m.Offset = msg.Payload, 0
 	if cat == Long {
 		m.Offset = int64(binary.LittleEndian.Uint64(b[8:]))

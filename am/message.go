@@ -1,11 +1,16 @@
 package am
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/internal/errs"
+)
 
 // Message is what a handler receives. It is valid only while the handler
 // runs.
 type Message struct {
 	a       *Endpoint
+	owner   int // the receiving PE, for errors after the handler returned
 	src     int
 	cat     Category
 	request bool
@@ -38,7 +43,7 @@ func (m *Message) checkReply(op string, h Index, nargs int) (*Endpoint, error) {
 	a := m.a
 	switch {
 	case a == nil:
-		return nil, fmt.Errorf("am: %s after the handler returned: %w", op, ErrRule)
+		return nil, fmt.Errorf("am: PE %d: %s after the handler returned: %w", m.owner, op, ErrRule)
 	case !m.request:
 		return nil, fmt.Errorf("am: PE %d: %s from a reply handler: %w (a reply handler may not communicate)", a.rank, op, ErrRule)
 	case m.replied:
@@ -65,7 +70,7 @@ func (m *Message) ReplyShort(h Index, args ...int32) error {
 func (m *Message) ReplyMedium(h Index, payload []byte, args ...int32) error {
 	a := m.a
 	if a != nil && len(payload) > a.MaxMedium() {
-		return fmt.Errorf("am: PE %d: ReplyMedium to PE %d: payload of %d bytes exceeds MaxMedium %d", a.rank, m.src, len(payload), a.MaxMedium())
+		return a.errf(errs.Argument, "ReplyMedium to PE %d: payload of %d bytes exceeds MaxMedium %d", m.src, len(payload), a.MaxMedium())
 	}
 	a, err := m.checkReply("ReplyMedium", h, len(args))
 	if err != nil {

@@ -258,7 +258,15 @@ func putValue[T any](acc Accessor, name string, p GPtr[T], v T) error {
 	} else {
 		b = append([]byte(nil), b...)
 	}
-	return acc.Put(p.PE, p.Off, b)
+	return renameOp(acc.Put(p.PE, p.Off, b), name)
+}
+
+// renameOp makes a runtime error name the operation the program called.
+func renameOp(err error, name string) error {
+	if e, ok := err.(*Error); ok {
+		e.Op = name
+	}
+	return err
 }
 
 func getValue[T any](acc Accessor, name string, p GPtr[T]) (T, error) {
@@ -272,7 +280,7 @@ func getValue[T any](acc Accessor, name string, p GPtr[T]) (T, error) {
 		b = make([]byte, n)
 	}
 	if err := acc.Get(p.PE, p.Off, b); err != nil {
-		return v, err
+		return v, renameOp(err, name)
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), n), b)
 	return v, nil

@@ -187,6 +187,11 @@ func (t *Team) allgatherBytes(name string, in, out []byte) error {
 	if err != nil {
 		return err
 	}
+	return c.allgather(in, out)
+}
+
+// allgather gathers at rank 0 and broadcasts the result.
+func (c *coll) allgather(in, out []byte) error {
 	if err := c.gather(0, 1, in, out); err != nil {
 		return err
 	}
@@ -201,16 +206,20 @@ func asBytes[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
+// Every collective takes its sequence number before checking its
+// arguments: a PE whose arguments are wrong returns an error, but its team
+// mates' next collective still matches its own.
+
 // Broadcast copies root's buf into every member's buf.
 func Broadcast[T any](t *Team, root int, buf []T) error {
+	c, err := t.begin("Broadcast")
+	if err != nil {
+		return err
+	}
 	if err := t.checkRoot("Broadcast", root); err != nil {
 		return err
 	}
 	if err := checkPlain[T](t.pe, "Broadcast"); err != nil {
-		return err
-	}
-	c, err := t.begin("Broadcast")
-	if err != nil {
 		return err
 	}
 	return c.bcast(root, 0, asBytes(buf))
@@ -219,6 +228,10 @@ func Broadcast[T any](t *Team, root int, buf []T) error {
 // Gather collects every member's in at root: out, of len(in)*Size elements
 // (only root's is used), holds rank r's block at r*len(in).
 func Gather[T any](t *Team, root int, in, out []T) error {
+	c, err := t.begin("Gather")
+	if err != nil {
+		return err
+	}
 	if err := t.checkRoot("Gather", root); err != nil {
 		return err
 	}
@@ -228,37 +241,37 @@ func Gather[T any](t *Team, root int, in, out []T) error {
 	if t.rank == root && len(out) != len(in)*t.size {
 		return t.pe.errf("Gather", ErrArgument, "out has %d elements, want %d (%d per PE)", len(out), len(in)*t.size, len(in))
 	}
-	c, err := t.begin("Gather")
-	if err != nil {
-		return err
-	}
 	return c.gather(root, 0, asBytes(in), asBytes(out))
 }
 
 // Allgather gives every member every member's in: out holds rank r's block
 // at r*len(in).
 func Allgather[T any](t *Team, in, out []T) error {
+	c, err := t.begin("Allgather")
+	if err != nil {
+		return err
+	}
 	if err := checkPlain[T](t.pe, "Allgather"); err != nil {
 		return err
 	}
 	if len(out) != len(in)*t.size {
 		return t.pe.errf("Allgather", ErrArgument, "out has %d elements, want %d (%d per PE)", len(out), len(in)*t.size, len(in))
 	}
-	return t.allgatherBytes("Allgather", asBytes(in), asBytes(out))
+	return c.allgather(asBytes(in), asBytes(out))
 }
 
 // Alltoall sends block j of in to member j, which stores it as block i of
 // its out, i being the sender's rank. in and out hold Size equal blocks.
 func Alltoall[T any](t *Team, in, out []T) error {
+	c, err := t.begin("Alltoall")
+	if err != nil {
+		return err
+	}
 	if err := checkPlain[T](t.pe, "Alltoall"); err != nil {
 		return err
 	}
 	if len(in) != len(out) || len(in)%t.size != 0 {
 		return t.pe.errf("Alltoall", ErrArgument, "in has %d and out %d elements; both must be the same multiple of the team size %d", len(in), len(out), t.size)
-	}
-	c, err := t.begin("Alltoall")
-	if err != nil {
-		return err
 	}
 	bi, bo := asBytes(in), asBytes(out)
 	blk := len(bi) / t.size
@@ -370,6 +383,10 @@ func bitwise[T Number](op ReduceOp) func(a, b T) T {
 // Reduce combines every member's in element-wise with op into root's out
 // (len(out) == len(in) at root).
 func Reduce[T Number](t *Team, root int, op ReduceOp, in, out []T) error {
+	c, err := t.begin("Reduce")
+	if err != nil {
+		return err
+	}
 	if err := t.checkRoot("Reduce", root); err != nil {
 		return err
 	}
@@ -379,10 +396,6 @@ func Reduce[T Number](t *Team, root int, op ReduceOp, in, out []T) error {
 	}
 	if t.rank == root && len(out) != len(in) {
 		return t.pe.errf("Reduce", ErrArgument, "out has %d elements, in %d", len(out), len(in))
-	}
-	c, err := t.begin("Reduce")
-	if err != nil {
-		return err
 	}
 	acc := append([]byte(nil), asBytes(in)...)
 	if err := c.reduce(root, 0, acc, f); err != nil {
@@ -397,22 +410,24 @@ func Reduce[T Number](t *Team, root int, op ReduceOp, in, out []T) error {
 // Allreduce combines every member's in element-wise with op into every
 // member's out (len(out) == len(in)). in and out may be the same slice.
 func Allreduce[T Number](t *Team, op ReduceOp, in, out []T) error {
+	if err := t.check("Allreduce"); err != nil {
+		return err
+	}
+	if len(in) == len(out) {
+		if done, err := offloadAllreduce(t, op, in, out); done {
+			return err
+		}
+	}
+	c, err := t.begin("Allreduce")
+	if err != nil {
+		return err
+	}
 	f, err := combiner[T](t.pe, "Allreduce", op)
 	if err != nil {
 		return err
 	}
 	if len(out) != len(in) {
 		return t.pe.errf("Allreduce", ErrArgument, "out has %d elements, in %d", len(out), len(in))
-	}
-	if err := t.check("Allreduce"); err != nil {
-		return err
-	}
-	if done, err := offloadAllreduce(t, op, in, out); done {
-		return err
-	}
-	c, err := t.begin("Allreduce")
-	if err != nil {
-		return err
 	}
 	acc := append([]byte(nil), asBytes(in)...)
 	if err := c.reduce(0, 1, acc, f); err != nil {

@@ -316,24 +316,29 @@ func (cfg Config) resolve() (Config, error) {
 	if env == nil {
 		env = os.LookupEnv
 	}
+	// source names where each setting's value came from, for errors.
+	source := make(map[string]string, len(settings))
 	for i := range settings {
 		s := &settings[i]
 		if s.isSet(&c) {
 			if err := s.check(&c); err != nil {
 				return c, fmt.Errorf("pgas: Config.%s=%v: must be %s", s.Field, err, s.Allowed)
 			}
+			source[s.Field] = "Config." + s.Field
 			continue
 		}
 		if v, ok := env(s.Env); ok && v != "" {
 			if err := s.parse(&c, v); err != nil {
 				return c, fmt.Errorf("pgas: %s=%q: must be %s", s.Env, v, s.Allowed)
 			}
-			if err := s.check(&c); err != nil || !s.isSet(&c) {
+			if err := s.check(&c); err != nil {
 				return c, fmt.Errorf("pgas: %s=%q: must be %s", s.Env, v, s.Allowed)
 			}
+			source[s.Field] = s.Env
 			continue
 		}
 		s.def(&c)
+		source[s.Field] = "the default " + s.Field
 	}
 	if c.PEs == 0 {
 		b, err := conduit.Lookup(c.Conduit)
@@ -342,15 +347,25 @@ func (cfg Config) resolve() (Config, error) {
 		}
 		c.PEs = b.DefaultPEs()
 	}
+	// The ranges of the settings make the bounce cutover (at most 32 KiB)
+	// smaller than the bounce pool (at least 64 KiB); these two depend on
+	// nothing else.
 	switch {
 	case c.SegmentBytes%8 != 0:
-		return c, fmt.Errorf("pgas: segment size %d: must be a multiple of 8", c.SegmentBytes)
-	case c.BounceRegisterCutover > c.BounceBytes:
-		return c, fmt.Errorf("pgas: bounce cutover %d exceeds the bounce pool of %d bytes", c.BounceRegisterCutover, c.BounceBytes)
+		return c, fmt.Errorf("pgas: %s=%d: must be a multiple of 8 and %s", source["SegmentBytes"], c.SegmentBytes, settingByField("SegmentBytes").Allowed)
 	case c.PEsPerNode > c.PEs:
-		return c, fmt.Errorf("pgas: %d PEs per node exceeds the %d PEs of the job", c.PEsPerNode, c.PEs)
+		return c, fmt.Errorf("pgas: %s=%d: must be at most the number of PEs, %d", source["PEsPerNode"], c.PEsPerNode, c.PEs)
 	}
 	return c, nil
+}
+
+func settingByField(field string) *Setting {
+	for i := range settings {
+		if settings[i].Field == field {
+			return &settings[i]
+		}
+	}
+	panic("pgas: no setting " + field)
 }
 
 // SettingsTable renders the settings as the Markdown table of the README.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gopgas/gopgas/am"
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/errs"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -26,9 +27,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // Sentinel errors, matched with errors.Is.
 var (
 	// ErrBadPE: a rank outside the job or team.
-	ErrBadPE = errors.New("PE out of range")
+	ErrBadPE = errs.BadPE
 	// ErrRange: an address outside the segment, or a bad length.
-	ErrRange = errors.New("out of range")
+	ErrRange = errs.Range
 	// ErrMisaligned: an atomic on a word not aligned to its size.
 	ErrMisaligned = errors.New("misaligned")
 	// ErrNoMemory: the symmetric heap cannot satisfy an allocation.
@@ -36,11 +37,11 @@ var (
 	// ErrHandle: a handle that is invalid or already completed.
 	ErrHandle = errors.New("invalid handle")
 	// ErrEnded: a PE used after its job ended.
-	ErrEnded = errors.New("the job has ended")
+	ErrEnded = errs.Ended
 	// ErrInHandler: a call an active-message handler may not make.
 	ErrInHandler = transport.ErrInHandler
 	// ErrArgument: any other bad argument.
-	ErrArgument = errors.New("bad argument")
+	ErrArgument = errs.Argument
 	// ErrMismatch: PEs disagreed in a collective call.
 	ErrMismatch = errors.New("collective mismatch")
 	// ErrJobAborted is wrapped by the errors of PEs stopped because another
@@ -61,17 +62,8 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("pgas: PE %d panicked: %v\n%s", e.PE, e.Value, e.Stack)
 }
 
-// detail is an error message that matches a sentinel without repeating it.
-type detail struct {
-	msg      string
-	sentinel error
-}
-
-func (d *detail) Error() string { return d.msg }
-func (d *detail) Unwrap() error { return d.sentinel }
-
 func (pe *PE) errf(op string, sentinel error, format string, args ...any) error {
-	return &Error{PE: pe.rank, Op: op, Err: &detail{fmt.Sprintf(format, args...), sentinel}}
+	return &Error{PE: pe.rank, Op: op, Err: &errs.Detail{Msg: fmt.Sprintf(format, args...), Sentinel: sentinel}}
 }
 
 // wrap names the PE and operation of an error from a lower layer.

@@ -3,6 +3,7 @@ package pgas
 import (
 	"unsafe"
 
+	"github.com/gopgas/gopgas/internal/errs"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -60,7 +61,7 @@ func (pe *PE) newHandle() (Handle, *opState) {
 
 func (h Handle) check(op string) error {
 	if h.pe == nil || h.s == nil {
-		return &Error{PE: -1, Op: op, Err: &detail{"the zero Handle", ErrHandle}}
+		return &Error{PE: -1, Op: op, Err: &errs.Detail{Msg: "the zero Handle", Sentinel: ErrHandle}}
 	}
 	if h.s.gen != h.gen {
 		return h.pe.errf(op, ErrHandle, "handle already completed")

@@ -23,6 +23,9 @@ func (h *heap) init(lo, hi int64) {
 // alloc returns the offset of n bytes aligned to align (a power of two),
 // or -1.
 func (h *heap) alloc(n, align int64) int64 {
+	if n > h.total || align > h.total {
+		return -1
+	}
 	for i, s := range h.free {
 		start := (s.off + align - 1) &^ (align - 1)
 		if start+n > s.off+s.n {

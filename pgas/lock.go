@@ -9,8 +9,9 @@ import (
 // instead of loading the network. The queue's tail lives on PE 0; each PE
 // holds its queue node (next, locked) in the same symmetric allocation.
 type Lock struct {
-	pe  *PE
-	off int64 // tail (used on PE 0), next, locked
+	pe   *PE
+	off  int64 // tail (used on PE 0), next, locked
+	held bool  // this PE holds the lock
 }
 
 const (
@@ -45,17 +46,26 @@ func (l *Lock) Lock() error {
 	if err := pe.blocking("Lock"); err != nil {
 		return err
 	}
+	if l.held {
+		return pe.errf("Lock", ErrArgument, "the lock is already held by this PE")
+	}
 	me := uint64(pe.rank + 1)
 	transport.StoreWord(pe.seg, l.off+lockNext, 8, 0)
 	transport.StoreWord(pe.seg, l.off+lockLocked, 8, 1)
 	prev, err := FetchAtomic(pe, AtomicSwap, l.word(0, lockTail), me)
-	if err != nil || prev == 0 {
+	if err != nil {
 		return err
 	}
-	if err := AtomicStore(pe, l.word(int(prev-1), lockNext), me); err != nil {
-		return err
+	if prev != 0 {
+		if err := AtomicStore(pe, l.word(int(prev-1), lockNext), me); err != nil {
+			return err
+		}
+		if err := pe.eng.WaitFunc("a lock", func() bool { return l.local(lockLocked) == 0 }); err != nil {
+			return pe.wrap("Lock", err)
+		}
 	}
-	return pe.wrap("Lock", pe.eng.WaitFunc("a lock", func() bool { return l.local(lockLocked) == 0 }))
+	l.held = true
+	return nil
 }
 
 // TryLock acquires the lock if it is free and reports whether it did.
@@ -64,10 +74,14 @@ func (l *Lock) TryLock() (bool, error) {
 	if err := pe.blocking("TryLock"); err != nil {
 		return false, err
 	}
+	if l.held {
+		return false, pe.errf("TryLock", ErrArgument, "the lock is already held by this PE")
+	}
 	me := uint64(pe.rank + 1)
 	transport.StoreWord(pe.seg, l.off+lockNext, 8, 0)
 	old, err := CompareSwap(pe, l.word(0, lockTail), 0, me)
-	return err == nil && old == 0, err
+	l.held = err == nil && old == 0
+	return l.held, err
 }
 
 // Unlock releases the lock, after completing the PE's outstanding
@@ -77,9 +91,13 @@ func (l *Lock) Unlock() error {
 	if err := pe.blocking("Unlock"); err != nil {
 		return err
 	}
+	if !l.held {
+		return pe.errf("Unlock", ErrArgument, "the lock is not held by this PE")
+	}
 	if err := pe.quiet("Unlock"); err != nil {
 		return err
 	}
+	l.held = false
 	me := uint64(pe.rank + 1)
 	if l.local(lockNext) == 0 {
 		old, err := CompareSwap(pe, l.word(0, lockTail), me, 0)
@@ -88,9 +106,6 @@ func (l *Lock) Unlock() error {
 		}
 		if old == me {
 			return nil
-		}
-		if old == 0 {
-			return pe.errf("Unlock", ErrArgument, "the lock is not held")
 		}
 		// A successor swapped itself in and is about to link up.
 		if err := pe.eng.WaitFunc("a lock successor", func() bool { return l.local(lockNext) != 0 }); err != nil {

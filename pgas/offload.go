@@ -63,7 +63,7 @@ func offloadAllreduce[T Number](t *Team, op ReduceOp, in, out []T) (ok bool, err
 	}
 	cop, known := map[ReduceOp]conduit.ReduceOp{Sum: conduit.ReduceSum, Prod: conduit.ReduceProd, Min: conduit.ReduceMin,
 		Max: conduit.ReduceMax, And: conduit.ReduceAnd, Or: conduit.ReduceOr, Xor: conduit.ReduceXor}[op]
-	if !known {
+	if !known || (kind == conduit.ReduceFloat && (op == And || op == Or || op == Xor)) {
 		return false, nil
 	}
 	if err := pe.quiet("Allreduce"); err != nil {

@@ -217,12 +217,21 @@ func (pe *PE) Ordering() Ordering { return pe.ep.Ordering() }
 // SetOrdering changes the network ordering mode of this PE's later
 // transfers.
 func (pe *PE) SetOrdering(m Ordering) error {
+	if err := pe.usable("SetOrdering"); err != nil {
+		return err
+	}
+	if m != OrderStrict && m != OrderDefault && m != OrderRelaxed {
+		return pe.errf("SetOrdering", ErrArgument, "ordering %v is not strict, default or relaxed", m)
+	}
 	return pe.wrap("SetOrdering", pe.ep.SetOrdering(m))
 }
 
 // Local returns n bytes of this PE's segment at off, for direct local
 // access.
 func (pe *PE) Local(off, n int64) ([]byte, error) {
+	if err := pe.usable("Local"); err != nil {
+		return nil, err
+	}
 	if err := pe.checkRange("Local", pe.rank, off, n); err != nil {
 		return nil, err
 	}

@@ -368,6 +368,11 @@ func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, l
 			return nil, pe.errf(op, ErrArgument, "count[%d]=%d is not positive", i, c)
 		}
 		if i > 0 {
+			// Every element needs its own bytes of the local buffer, so a
+			// section of more elements than it has bytes cannot be valid.
+			if c > int64(len(local))/elems {
+				return nil, pe.errf(op, ErrRange, "count %v describes more elements than the %d-byte local buffer holds", count, len(local))
+			}
 			elems *= c
 			if rstrides[i-1] < 0 || lstrides[i-1] < 0 {
 				return nil, pe.errf(op, ErrArgument, "negative stride in dimension %d", i)

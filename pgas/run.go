@@ -50,6 +50,7 @@ func Run(cfg Config, program func(pe *PE) error) error {
 			}
 			if pe != nil {
 				pe.ended = true
+				pe.am.Close()
 			}
 		}()
 		if pe, err = newPE(ep, c); err != nil {

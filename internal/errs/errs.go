@@ -1,0 +1,31 @@
+// Package errs holds the sentinel errors shared by the runtime's layers, so
+// that errors.Is matches the same sentinel whether a bad argument was caught
+// by pgas, am or the transport. pgas re-exports them.
+package errs
+
+import "errors"
+
+var (
+	// BadPE: a rank outside the job or team.
+	BadPE = errors.New("PE out of range")
+	// Range: an address outside the segment, or a bad length.
+	Range = errors.New("out of range")
+	// Argument: any other bad argument.
+	Argument = errors.New("bad argument")
+	// Ended: a PE used after its program returned.
+	Ended = errors.New("the job has ended")
+	// InHandler: a blocking call from inside an active-message handler.
+	InHandler = errors.New("blocking call from inside an active-message handler")
+)
+
+// Detail is an error message that matches a sentinel without repeating
+// its text.
+type Detail struct {
+	Msg      string
+	Sentinel error
+}
+
+func (d *Detail) Error() string { return d.Msg }
+
+// Unwrap returns the sentinel.
+func (d *Detail) Unwrap() error { return d.Sentinel }
