@@ -10,11 +10,11 @@
 package transport
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/errs"
 )
 
 // Settings are the engine's tunables; the runtime validates them.
@@ -58,7 +58,7 @@ type Stats struct {
 
 // ErrInHandler is returned when a blocking call is made while the engine
 // is running a poller (an active-message handler).
-var ErrInHandler = errors.New("blocking call from inside an active-message handler")
+var ErrInHandler = errs.InHandler
 
 // A Poller is polled along with the completion queue in every wait; it
 // returns how many things it processed. Active messages register one.
