@@ -164,13 +164,19 @@ func WaitSome(hs []Handle) ([]int, error) {
 	var done []int
 	var first error
 	for i, h := range hs {
-		if h.s != nil && h.s.op.Done() {
-			if err := h.finish(); err != nil && first == nil {
-				first = err
-			}
-			hs[i] = Handle{}
-			done = append(done, i)
+		if h.s == nil || !h.s.op.Done() {
+			continue
 		}
+		// A handle listed twice was spent at its first entry.
+		err := h.check("WaitSome")
+		if err == nil {
+			err = h.finish()
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+		hs[i] = Handle{}
+		done = append(done, i)
 	}
 	return done, first
 }

@@ -352,6 +352,10 @@ type Strided struct {
 	Strides []int64
 }
 
+// maxStridedElems bounds the contiguous pieces of one strided access, each
+// of which becomes a transfer descriptor.
+const maxStridedElems = 1 << 24
+
 // strided pairs a remote and a local strided section of the same shape.
 func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, local []byte, lstrides []int64, count []int64, blocking bool) ([]piece, error) {
 	pe := a.pe
@@ -368,10 +372,8 @@ func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, l
 			return nil, pe.errf(op, ErrArgument, "count[%d]=%d is not positive", i, c)
 		}
 		if i > 0 {
-			// Every element needs its own bytes of the local buffer, so a
-			// section of more elements than it has bytes cannot be valid.
-			if c > int64(len(local))/elems {
-				return nil, pe.errf(op, ErrRange, "count %v describes more elements than the %d-byte local buffer holds", count, len(local))
+			if c > maxStridedElems/elems {
+				return nil, pe.errf(op, ErrRange, "count %v describes more than %d elements", count, maxStridedElems)
 			}
 			elems *= c
 			if rstrides[i-1] < 0 || lstrides[i-1] < 0 {

@@ -439,6 +439,11 @@ func (e *endpoint) noteProgress() {
 // of its segment sees either the old or the new value. Unaligned edges are
 // copied bytewise.
 func storeWords(mem, src []byte) {
+	if overlap(mem, src) {
+		// A PE writing its own segment from an overlapping part of it:
+		// copy semantics, as the direct path's copy() gives.
+		src = append([]byte(nil), src...)
+	}
 	head := wordHead(mem)
 	copy(mem[:head], src)
 	i := head
@@ -450,6 +455,12 @@ func storeWords(mem, src []byte) {
 
 // loadWords copies segment memory into dst, reading aligned words whole.
 func loadWords(dst, mem []byte) {
+	if overlap(dst, mem) {
+		tmp := make([]byte, len(dst))
+		loadWords(tmp, mem)
+		copy(dst, tmp)
+		return
+	}
 	head := wordHead(mem)
 	copy(dst[:head], mem)
 	i := head
@@ -457,6 +468,15 @@ func loadWords(dst, mem []byte) {
 		binary.NativeEndian.PutUint64(dst[i:], atomic.LoadUint64((*uint64)(unsafe.Pointer(&mem[i]))))
 	}
 	copy(dst[i:], mem[i:])
+}
+
+// overlap reports whether two byte slices share memory.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // wordHead is how many bytes of b precede its first 8-byte aligned address.
