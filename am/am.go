@@ -128,6 +128,10 @@ type Endpoint struct {
 	err     error
 	closed  bool
 
+	// Messages to and from program handlers (not the runtime's), for the
+	// runtime's termination protocol.
+	userSent, userHandled int64
+
 	Stats Stats
 }
 
@@ -171,6 +175,18 @@ func (a *Endpoint) usable(op string) error {
 		return a.errf(errs.Ended, "%s: the PE's program has returned", op)
 	}
 	return nil
+}
+
+// Traffic returns how many messages naming program handlers (indices at
+// or above FirstUserHandler) this PE has sent and how many it has handled.
+// When the sums over all PEs are equal, no such message is in flight: the
+// runtime's exit protocol waits for that.
+func (a *Endpoint) Traffic() (sent, handled int64) { return a.userSent, a.userHandled }
+
+func (a *Endpoint) countSent(h Index) {
+	if h >= FirstUserHandler {
+		a.userSent++
+	}
 }
 
 // MaxMedium is the largest Medium payload.
@@ -354,6 +370,7 @@ func (a *Endpoint) RequestShort(target int, h Index, args ...int32) error {
 		return err
 	}
 	a.Stats.Requests++
+	a.countSent(h)
 	return a.send(target, a.encode(p, byte(Short), h, args, 0, 0), nil)
 }
 
@@ -370,6 +387,7 @@ func (a *Endpoint) RequestMedium(target int, h Index, payload []byte, args ...in
 		return err
 	}
 	a.Stats.Requests++
+	a.countSent(h)
 	return a.send(target, a.encode(p, byte(Medium), h, args, 0, 0), payload)
 }
 
@@ -388,7 +406,11 @@ func (a *Endpoint) RequestLong(target int, h Index, payload []byte, off int64, a
 		return err
 	}
 	a.Stats.Requests++
+	a.countSent(h)
 	op, err := a.sendLong(p, 0, h, payload, off, args)
+	if err != nil && op == nil {
+		p.credits++ // nothing was sent
+	}
 	if err != nil || op == nil {
 		return err
 	}
@@ -509,7 +531,10 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 	at := baseHeader
 	m := &a.cur
 	m.a, m.owner, m.src, m.cat, m.request, m.h, m.replied = a, a.rank, msg.Source, cat, !isReply, h, false
-	m.Payload, m.Offset = msg.Payload, 0
+	m.Payload, m.Offset = nil, 0
+	if cat == Medium {
+		m.Payload = msg.Payload
+	}
 	if cat == Long {
 		m.Offset = int64(binary.LittleEndian.Uint64(b[8:]))
 		n := int64(binary.LittleEndian.Uint64(b[16:]))
@@ -536,6 +561,9 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 	}
 	err := e.fn(m)
 	m.a = nil // later replies through a kept *Message fail
+	if h >= FirstUserHandler {
+		a.userHandled++
+	}
 	if err != nil {
 		kind := "request"
 		if isReply {

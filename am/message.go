@@ -54,6 +54,7 @@ func (m *Message) checkReply(op string, h Index, nargs int) (*Endpoint, error) {
 	}
 	m.replied = true
 	a.Stats.Replies++
+	a.countSent(h)
 	return a, nil
 }
 

@@ -63,15 +63,41 @@ func Run(cfg Config, program func(pe *PE) error) error {
 	})
 }
 
-// finish completes the PE's communication and serves messages until every
-// PE's program has returned.
+// finish completes the PE's communication and serves active messages
+// until every PE's program has returned and every message a program or
+// handler sent has been handled, so that nothing is lost when Run returns.
 func (pe *PE) finish() error {
 	if err := pe.quiet("exit"); err != nil {
 		return err
 	}
 	pe.ep.Done()
-	err := pe.eng.WaitFunc("the other PEs to finish", pe.ep.AllDone)
-	return pe.wrap("exit", err)
+	if err := pe.eng.WaitFunc("the other PEs to finish", pe.ep.AllDone); err != nil {
+		return pe.wrap("exit", err)
+	}
+	// Only handlers can send now. Drain what has arrived, then compare the
+	// job's totals of sent and handled messages; repeat until they agree.
+	for {
+		for {
+			n, err := pe.eng.Poll()
+			if err != nil {
+				return pe.wrap("exit", err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+		if err := pe.quiet("exit"); err != nil {
+			return err
+		}
+		sent, handled := pe.am.Traffic()
+		v := []int64{sent, handled}
+		if err := Allreduce(pe.world, Sum, v, v); err != nil {
+			return pe.wrap("exit", err)
+		}
+		if v[0] == v[1] {
+			return nil
+		}
+	}
 }
 
 // Main runs the job and ends the process: on error it prints one line (the

@@ -19,8 +19,9 @@ import (
 // when the ring looks full.
 type mailbox struct {
 	src   int
-	slots []slot
+	slots []slot // a power of two, at least cap
 	mask  uint64
+	cap   uint64 // messages the mailbox holds (JobConfig.MailboxSlots)
 	prod  *prodSide
 	cons  *consSide
 }
@@ -53,7 +54,7 @@ func newMailbox(src, slots int) *mailbox {
 	for n < slots {
 		n <<= 1
 	}
-	return &mailbox{src: src, slots: make([]slot, n), mask: uint64(n - 1), prod: pad.New[prodSide](), cons: pad.New[consSide]()}
+	return &mailbox{src: src, slots: make([]slot, n), mask: uint64(n - 1), cap: uint64(slots), prod: pad.New[prodSide](), cons: pad.New[consSide]()}
 }
 
 // inbox is a receiver's side of its mailboxes.
@@ -95,9 +96,9 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	}
 	p := box.prod
 	h := p.head
-	if h-p.cachedTail >= uint64(len(box.slots)) {
+	if h-p.cachedTail >= box.cap {
 		p.cachedTail = box.cons.tail.Load()
-		if h-p.cachedTail >= uint64(len(box.slots)) {
+		if h-p.cachedTail >= box.cap {
 			return conduit.ErrMailboxFull
 		}
 	}

@@ -104,7 +104,7 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 	if j.stallTimeout <= 0 {
 		j.stallTimeout = DefaultStallTimeout
 	}
-	j.oversubscribed = cfg.PEs > runtime.GOMAXPROCS(0)
+	j.oversubscribed = cfg.PEs > min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 	j.eps = make([]*endpoint, cfg.PEs)
 	for r := range j.eps {
 		j.eps[r] = newEndpoint(j, r)

@@ -955,7 +955,6 @@ func TestMailboxFull(t *testing.T) {
 // messages each per-peer mailbox holds", also when it is not a power of two
 // (the runtime asks for 4*NetworkDepth, 48 by default).
 func TestMailboxCapacityNotPowerOfTwo(t *testing.T) {
-	t.Skip("BUG: conduit/smp/mailbox.go newMailbox rounds MailboxSlots up to a power of two, so a mailbox configured for 48 slots holds 64 messages before SendMessage returns ErrMailboxFull (JobConfig.MailboxSlots says it is the number of messages a mailbox holds)")
 	for _, slots := range []int{3, 48} {
 		t.Run(fmt.Sprint(slots), func(t *testing.T) { testMailboxFull(t, slots) })
 	}
@@ -1223,6 +1222,7 @@ func TestJobAbort(t *testing.T) {
 		}
 		werr := ep.WaitFor("something that never happens", waitFn(func() (bool, error) { return false, nil }))
 		aborted[ep.Rank()] = werr
+		assert.ErrorIs(t, ep.Err(), conduit.ErrJobAborted, "Err reports the abort")
 		return werr
 	})
 	require.Error(t, err)
@@ -1234,6 +1234,41 @@ func TestJobAbort(t *testing.T) {
 			assert.Contains(t, aborted[r].Error(), "PE 2 failed: boom")
 		}
 	}
+}
+
+// TestFirstFailureWins: Run returns the failure that happened first, not
+// the lowest rank's.
+func TestFirstFailureWins(t *testing.T) {
+	first, late := errors.New("first"), errors.New("late")
+	job, err := smp.Open(jobConfig(3))
+	require.NoError(t, err)
+	err = job.Run(func(ep conduit.Endpoint) error {
+		switch ep.Rank() {
+		case 2:
+			return first
+		case 1:
+			werr := ep.WaitFor("the abort", waitFn(func() (bool, error) { return false, nil }))
+			assert.ErrorIs(t, werr, conduit.ErrJobAborted)
+			return late // a failure of its own, after the first
+		}
+		return nil
+	})
+	assert.ErrorIs(t, err, first)
+	assert.NotErrorIs(t, err, late)
+}
+
+func TestErrWhileRunning(t *testing.T) {
+	var b barrier
+	b.n = 2
+	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+		var gen int64
+		assert.NoError(t, ep.Err())
+		if err := b.wait(ep, &gen); err != nil {
+			return err
+		}
+		assert.NoError(t, ep.Err(), "a running job has no error")
+		return nil
+	})
 }
 
 func TestJobAbortEchoOnly(t *testing.T) {
@@ -1259,7 +1294,11 @@ func TestDeadlockDetection(t *testing.T) {
 		require.NoError(t, err)
 		start := time.Now()
 		err = job.Run(func(ep conduit.Endpoint) error {
-			return ep.WaitFor(fmt.Sprintf("the impossible %d", ep.Rank()), never)
+			werr := ep.WaitFor(fmt.Sprintf("the impossible %d", ep.Rank()), never)
+			var dl *conduit.DeadlockError
+			assert.ErrorAs(t, werr, &dl, "PE %d's wait", ep.Rank())
+			assert.ErrorAs(t, ep.Err(), &dl, "PE %d's Err", ep.Rank())
+			return werr
 		})
 		var dl *conduit.DeadlockError
 		require.ErrorAs(t, err, &dl)

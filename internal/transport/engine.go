@@ -83,6 +83,9 @@ type Engine struct {
 	evs    []conduit.Event
 
 	unflushed map[int]struct{}
+	// oneTime counts the in-flight transfers using each one-time
+	// registration.
+	oneTime map[uint32]int
 	flushBufs []byte
 
 	pollers  []Poller
@@ -232,11 +235,14 @@ func (e *Engine) release(d *pd) {
 	if d.pooled != nil {
 		e.bounce.put(d.pooled)
 	}
-	if d.oneTime.Valid() {
-		// The registration is ours and the transfer is over: failure here
-		// would be a backend bug, and there is nobody to report it to but
-		// the operation, which has completed.
-		_ = e.ep.Deregister(d.oneTime)
+	if h := d.oneTime; h.Valid() {
+		if e.oneTime[h.ID]--; e.oneTime[h.ID] == 0 {
+			delete(e.oneTime, h.ID)
+			// The registration is ours and its last transfer is over:
+			// failure here would be a backend bug, and there is nobody to
+			// report it to but the operation, which has completed.
+			_ = e.ep.Deregister(h)
+		}
 	}
 	e.pds.put(d)
 }

@@ -42,14 +42,21 @@ func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []
 	if int64(len(buf)) > c {
 		e.Stats.Chunked++
 	}
-	for len(buf) > 0 {
+	// Posting a piece may wait for a free descriptor or bounce buffer, and
+	// the pieces already posted may complete meanwhile: hold the operation
+	// open until all are posted, so that it is done (and OnDone runs) once.
+	op.pending++
+	var err error
+	for len(buf) > 0 && err == nil {
 		n := min(int64(len(buf)), c)
-		if err := e.post(op, t, rank, off, buf[:n], order); err != nil {
-			return err
-		}
+		err = e.post(op, t, rank, off, buf[:n], order)
 		buf, off = buf[n:], off+n
 	}
-	return nil
+	op.pending--
+	if op.pending == 0 && op.OnDone != nil {
+		op.OnDone(op)
+	}
+	return err
 }
 
 // post issues one descriptor for a put or get, bouncing or registering the
@@ -76,6 +83,12 @@ func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byt
 	if e.needReg {
 		if h, ok := e.ep.Registered(buf); ok {
 			d.desc.LocalMem = h
+			if e.oneTime[h.ID] > 0 {
+				// Inside another transfer's one-time registration: share
+				// it, so that it outlives both.
+				e.oneTime[h.ID]++
+				d.oneTime = h
+			}
 		} else if n <= int64(len(d.bounce)) {
 			local = d.bounce[:n]
 			d.desc.LocalMem = d.bounceMem
@@ -98,6 +111,10 @@ func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byt
 			}
 			d.oneTime = h
 			d.desc.LocalMem = h
+			if e.oneTime == nil {
+				e.oneTime = make(map[uint32]int)
+			}
+			e.oneTime[h.ID] = 1
 			e.Stats.OneTimeRegs++
 		}
 		if &local[0] != &buf[0] {
