@@ -85,7 +85,7 @@ type Engine struct {
 	unflushed map[int]struct{}
 	// oneTime counts the in-flight transfers using each one-time
 	// registration.
-	oneTime map[uint32]int
+	oneTime   map[uint32]int
 	flushBufs []byte
 
 	pollers  []Poller
