@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"cmp"
 	"encoding/binary"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -255,10 +256,10 @@ func (t *Team) Split(color, key int) (*Team, error) {
 	var nt *Team
 	if color >= 0 {
 		slices.SortStableFunc(same, func(a, b member) int {
-			if a.key != b.key {
-				return a.key - b.key
+			if c := cmp.Compare(a.key, b.key); c != 0 {
+				return c
 			}
-			return a.rank - b.rank
+			return cmp.Compare(a.rank, b.rank)
 		})
 		nt = &Team{pe: pe, id: id, size: len(same), members: make([]int, len(same)), index: make(map[int]int, len(same))}
 		for i, m := range same {
