@@ -83,22 +83,31 @@ func benchSizes() []int {
 
 func benchName(n int) string { return humanize.IBytes(uint64(n)) }
 
+// benchWindow is the OSU window: non-blocking operations issued before one
+// synchronisation.
+const benchWindow = 64
+
+// benchSlot is where the i-th transfer of n bytes lands: no buffer is
+// reused within a window (reference/gemini-message-ordering-paper.txt,
+// Figure 2), within 63 MiB of the segment.
+func benchSlot(i, n int) int64 {
+	slots := max(1, min(benchWindow, (benchSegment-(1<<20))/n))
+	return int64(1<<20) + int64(i%slots)*int64(n)
+}
+
 // BenchmarkPutBandwidth streams puts of each size, OSU style: a window of
-// 64 non-blocking puts to distinct slots, then one Quiet.
+// non-blocking puts to distinct slots, then one Quiet.
 func BenchmarkPutBandwidth(b *testing.B) {
-	const window = 64
 	for _, n := range benchSizes() {
 		b.Run(benchName(n), func(b *testing.B) {
 			src := make([]byte, n)
-			slots := max(1, min(window, (benchSegment-(1<<20))/n))
 			b.SetBytes(int64(n))
 			benchPair(b, func(pe *pgas.PE, peer int) error {
 				for i := range b.N {
-					off := int64(1<<20) + int64(i%slots)*int64(n)
-					if err := pe.PutNBI(peer, off, src); err != nil {
+					if err := pe.PutNBI(peer, benchSlot(i, n), src); err != nil {
 						return err
 					}
-					if i%window == window-1 {
+					if i%benchWindow == benchWindow-1 {
 						if err := pe.Quiet(); err != nil {
 							return err
 						}
@@ -111,9 +120,26 @@ func BenchmarkPutBandwidth(b *testing.B) {
 }
 
 // BenchmarkCopy is the baseline of BenchmarkPutBandwidth: Go's copy() of
-// the same sizes between two ordinary slices.
+// the same sizes into the same pattern of destination slots of a buffer the
+// size of a segment, so that both move the same memory and the ratio of the
+// two is the runtime's overhead.
 func BenchmarkCopy(b *testing.B) {
-	for _, n := range []int{8, 4 << 10, 1 << 20, 4 << 20} {
+	dst := make([]byte, benchSegment)
+	for _, n := range []int{8, 4 << 10, 64 << 10, 1 << 20, 4 << 20} {
+		b.Run(benchName(n), func(b *testing.B) {
+			src := make([]byte, n)
+			b.SetBytes(int64(n))
+			for i := range b.N {
+				copy(dst[benchSlot(i, n):], src)
+			}
+		})
+	}
+}
+
+// BenchmarkCopyHot is copy() of one buffer into another, again and again:
+// the speed of memory the caches hold.
+func BenchmarkCopyHot(b *testing.B) {
+	for _, n := range []int{8, 4 << 10, 1 << 20} {
 		b.Run(benchName(n), func(b *testing.B) {
 			src, dst := make([]byte, n), make([]byte, n)
 			b.SetBytes(int64(n))

@@ -196,6 +196,10 @@ func (a Accessor) GetNB(target int, off int64, dst []byte) (Handle, error) {
 
 // PutNBI starts a Put with an implicit handle.
 func (a Accessor) PutNBI(target int, off int64, src []byte) error {
+	if seg := a.direct(target, off, int64(len(src))); seg != nil {
+		copy(seg[off:], src)
+		return nil
+	}
 	ps, err := a.one("PutNBI", target, off, src, false)
 	if err != nil {
 		return err
@@ -205,6 +209,10 @@ func (a Accessor) PutNBI(target int, off int64, src []byte) error {
 
 // GetNBI starts a Get with an implicit handle.
 func (a Accessor) GetNBI(target int, off int64, dst []byte) error {
+	if seg := a.direct(target, off, int64(len(dst))); seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
 	ps, err := a.one("GetNBI", target, off, dst, false)
 	if err != nil {
 		return err

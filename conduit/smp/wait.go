@@ -7,13 +7,13 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 )
 
-// Waits spin. Every yieldEvery unproductive polls a waiter yields the
-// processor (every poll when PEs outnumber processors); every slowEvery it
-// reads the clock, and a wait that has lasted slowAfter joins deadlock
+// Waits spin; when PEs outnumber processors a waiter yields the processor
+// after every unproductive poll (otherwise the Go scheduler's preemption
+// is enough to let other goroutines run). Every slowEvery polls it reads
+// the clock, and a wait that has lasted slowAfter joins deadlock
 // detection.
 const (
-	yieldEvery = 256
-	slowEvery  = 4096
+	slowEvery = 4096
 	slowAfter  = time.Millisecond
 )
 
@@ -41,7 +41,7 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 			}
 			return j.abortErr
 		}
-		if j.oversubscribed || i%yieldEvery == 0 {
+		if j.oversubscribed {
 			runtime.Gosched()
 		}
 		if i%slowEvery != 0 {
