@@ -360,34 +360,46 @@ func (a *Endpoint) drainBacklog() error {
 	return nil
 }
 
-// RequestShort sends a Short request. It returns once the message is sent.
-func (a *Endpoint) RequestShort(target int, h Index, args ...int32) error {
-	if err := a.checkRequest("RequestShort", target, h, len(args)); err != nil {
-		return err
+// startRequest checks a request (extra, when not nil, checks what is
+// particular to its category), takes a credit for it and counts it.
+func (a *Endpoint) startRequest(op string, target int, h Index, nargs int, extra func() error) (*peer, error) {
+	if err := a.checkRequest(op, target, h, nargs); err != nil {
+		return nil, err
+	}
+	if extra != nil {
+		if err := extra(); err != nil {
+			return nil, err
+		}
 	}
 	p := a.peer(target)
 	if err := a.takeCredit(p); err != nil {
-		return err
+		return nil, err
 	}
 	a.Stats.Requests++
 	a.countSent(h)
+	return p, nil
+}
+
+// RequestShort sends a Short request. It returns once the message is sent.
+func (a *Endpoint) RequestShort(target int, h Index, args ...int32) error {
+	p, err := a.startRequest("RequestShort", target, h, len(args), nil)
+	if err != nil {
+		return err
+	}
 	return a.send(target, a.encode(p, byte(Short), h, args, 0, 0), nil)
 }
 
 // RequestMedium sends a Medium request; payload may be reused on return.
 func (a *Endpoint) RequestMedium(target int, h Index, payload []byte, args ...int32) error {
-	if err := a.checkRequest("RequestMedium", target, h, len(args)); err != nil {
+	p, err := a.startRequest("RequestMedium", target, h, len(args), func() error {
+		if len(payload) > a.MaxMedium() {
+			return a.errf(errs.Argument, "RequestMedium to PE %d: payload of %d bytes exceeds MaxMedium %d", target, len(payload), a.MaxMedium())
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if len(payload) > a.MaxMedium() {
-		return a.errf(errs.Argument, "RequestMedium to PE %d: payload of %d bytes exceeds MaxMedium %d", target, len(payload), a.MaxMedium())
-	}
-	p := a.peer(target)
-	if err := a.takeCredit(p); err != nil {
-		return err
-	}
-	a.Stats.Requests++
-	a.countSent(h)
 	return a.send(target, a.encode(p, byte(Medium), h, args, 0, 0), payload)
 }
 
@@ -395,18 +407,12 @@ func (a *Endpoint) RequestMedium(target int, h Index, payload []byte, args ...in
 // the target's segment before the handler runs. payload may be reused on
 // return.
 func (a *Endpoint) RequestLong(target int, h Index, payload []byte, off int64, args ...int32) error {
-	if err := a.checkRequest("RequestLong", target, h, len(args)); err != nil {
+	p, err := a.startRequest("RequestLong", target, h, len(args), func() error {
+		return a.checkLong("RequestLong", target, payload, off)
+	})
+	if err != nil {
 		return err
 	}
-	if err := a.checkLong("RequestLong", target, payload, off); err != nil {
-		return err
-	}
-	p := a.peer(target)
-	if err := a.takeCredit(p); err != nil {
-		return err
-	}
-	a.Stats.Requests++
-	a.countSent(h)
 	op, err := a.sendLong(p, 0, h, payload, off, args)
 	if err != nil && op == nil {
 		p.credits++ // nothing was sent
@@ -504,12 +510,17 @@ func (a *Endpoint) flushCredits() error {
 		if p.owed == 0 {
 			continue
 		}
-		a.Stats.CreditMessages++
-		if err := a.send(p.rank, a.encode(p, byte(Short)|flagCredit, 0, nil, 0, 0), nil); err != nil {
+		if err := a.returnCredits(p); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// returnCredits sends the credits owed to p in a hidden credit message.
+func (a *Endpoint) returnCredits(p *peer) error {
+	a.Stats.CreditMessages++
+	return a.send(p.rank, a.encode(p, byte(Short)|flagCredit, 0, nil, 0, 0), nil)
 }
 
 func (a *Endpoint) dispatch(msg *conduit.Message) error {
@@ -574,8 +585,7 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 	if !isReply && !m.replied {
 		p.owed++
 		if p.owed >= a.flush {
-			a.Stats.CreditMessages++
-			return a.send(p.rank, a.encode(p, byte(Short)|flagCredit, 0, nil, 0, 0), nil)
+			return a.returnCredits(p)
 		}
 		if !p.dirty {
 			p.dirty = true

@@ -127,61 +127,40 @@ func amo32(p *uint32, op AMOOp, v, cmp uint32) uint32 {
 // FAdd of width 4 is not defined and leaves the word unchanged.
 func AMOResult(op AMOOp, width uint8, old, operand, compare uint64) uint64 {
 	if width == 4 {
-		o, v := uint32(old), uint32(operand)
-		var r uint32
-		switch op {
-		case AMOAdd:
-			r = o + v
-		case AMOAnd:
-			r = o & v
-		case AMOOr:
-			r = o | v
-		case AMOXor:
-			r = o ^ v
-		case AMOSwap:
-			r = v
-		case AMOCSwap:
-			r = o
-			if o == uint32(compare) {
-				r = v
-			}
-		case AMOMin:
-			r = uint32(min(int32(o), int32(v)))
-		case AMOMax:
-			r = uint32(max(int32(o), int32(v)))
-		case AMOUMin:
-			r = min(o, v)
-		case AMOUMax:
-			r = max(o, v)
-		}
-		return uint64(r)
+		return uint64(amoCompute[uint32, int32](op, uint32(old), uint32(operand), uint32(compare)))
 	}
+	if op == AMOFAdd {
+		return math.Float64bits(math.Float64frombits(old) + math.Float64frombits(operand))
+	}
+	return amoCompute[uint64, int64](op, old, operand, compare)
+}
+
+// amoCompute defines the integer operations on words of type U, S being
+// the signed type of the same width.
+func amoCompute[U uint32 | uint64, S int32 | int64](op AMOOp, old, v, cmp U) U {
 	switch op {
 	case AMOAdd:
-		return old + operand
+		return old + v
 	case AMOAnd:
-		return old & operand
+		return old & v
 	case AMOOr:
-		return old | operand
+		return old | v
 	case AMOXor:
-		return old ^ operand
+		return old ^ v
 	case AMOSwap:
-		return operand
+		return v
 	case AMOCSwap:
-		if old == compare {
-			return operand
+		if old == cmp {
+			return v
 		}
-		return old
 	case AMOMin:
-		return uint64(min(int64(old), int64(operand)))
+		return U(min(S(old), S(v)))
 	case AMOMax:
-		return uint64(max(int64(old), int64(operand)))
+		return U(max(S(old), S(v)))
 	case AMOUMin:
-		return min(old, operand)
+		return min(old, v)
 	case AMOUMax:
-		return max(old, operand)
-	case AMOFAdd:
-		return math.Float64bits(math.Float64frombits(old) + math.Float64frombits(operand))
+		return max(old, v)
 	}
 	return old
 }

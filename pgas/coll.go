@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gopgas/gopgas/am"
+	"github.com/gopgas/gopgas/internal/pad"
 )
 
 // Collectives other than the barrier move their data in Medium active
@@ -444,30 +445,8 @@ func Allreduce[T Number](t *Team, op ReduceOp, in, out []T) error {
 // nothing on another PE.
 func checkPlain[T any](pe *PE, name string) error {
 	var zero T
-	if !plainType(reflect.TypeOf(zero)) {
+	if !pad.PointerFree(reflect.TypeOf(zero)) {
 		return pe.errf(name, ErrArgument, "element type %T holds pointers or has no fixed size", zero)
 	}
 	return nil
-}
-
-func plainType(t reflect.Type) bool {
-	if t == nil {
-		return false
-	}
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		return true
-	case reflect.Array:
-		return plainType(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !plainType(t.Field(i).Type) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }

@@ -28,7 +28,7 @@ var CacheLine = func() int {
 // pointers is a programming error and panics.
 func New[T any]() *T {
 	var zero T
-	if hasPointers(reflect.TypeOf(zero)) {
+	if !PointerFree(reflect.TypeOf(zero)) {
 		panic(fmt.Sprintf("pad.New: %T holds pointers", zero))
 	}
 	size := int(unsafe.Sizeof(zero))
@@ -43,21 +43,28 @@ func New[T any]() *T {
 	return (*T)(unsafe.Pointer(&buf[off]))
 }
 
-func hasPointers(t reflect.Type) bool {
+// PointerFree reports whether values of t hold no pointers (nor strings,
+// slices, maps, channels, functions or interfaces): whether their bytes
+// mean the same anywhere, so that they may live in memory the garbage
+// collector does not scan or be copied to another PE.
+func PointerFree(t reflect.Type) bool {
+	if t == nil {
+		return false
+	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
 		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
-		return false
+		return true
 	case reflect.Array:
-		return t.Len() > 0 && hasPointers(t.Elem())
+		return PointerFree(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if hasPointers(t.Field(i).Type) {
-				return true
+			if !PointerFree(t.Field(i).Type) {
+				return false
 			}
 		}
-		return false
+		return true
 	}
-	return true
+	return false
 }
