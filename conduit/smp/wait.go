@@ -14,7 +14,7 @@ import (
 // detection.
 const (
 	slowEvery = 4096
-	slowAfter  = time.Millisecond
+	slowAfter = time.Millisecond
 )
 
 // WaitFor polls w until it is ready.
