@@ -1,0 +1,220 @@
+// Package sim is the discrete-event kernel the simulated networks share: an
+// event queue ordered by (virtual time, sequence number), integer
+// picosecond time, and a scheduler that runs processing elements (PEs) as
+// coroutines, one at a time, against virtual time.
+//
+// # Time model
+//
+// The kernel's clock, Now, is the time of the event being processed. Each
+// PE has a clock of its own (Proc.Clock), which the CPU time it spends
+// advances (Proc.Advance). A PE runs until it must observe the state of the
+// simulated machine (Proc.Sync), which first lets every event before its
+// clock happen, or until it waits (Proc.Block), when the kernel runs events
+// until something wakes it. A PE may therefore run ahead of the kernel while
+// it only issues work: what it issues is scheduled at its own clock.
+//
+// Same events, same seed: the same run, bit for bit. Nothing here reads the
+// wall clock, and events at the same time run in a deterministic order
+// (that of their slots in the queue; models must not rely on it being the
+// order they were scheduled in).
+//
+// A Kernel is used by one goroutine at a time: the one that calls Run, and
+// the PE coroutines it resumes, which run only while it waits.
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// Time is virtual time in picoseconds.
+type Time = conduit.Time
+
+// An Actor receives the events scheduled for it. code and data are what the
+// scheduler passed; data holding a pointer costs no allocation.
+type Actor interface {
+	Fire(code int32, data any)
+}
+
+// The queue is a 4-ary min-heap of 64-bit keys: the event's time (relative
+// to a base the kernel moves forward) above the slot of its body in a slab.
+// One-word keys make the heap's comparisons branch-free; events at the same
+// time run in the order of their slots, which is deterministic though not
+// the order they were scheduled in.
+const (
+	slotBits = 22 // at most 4M pending events
+	slotMask = 1<<slotBits - 1
+	timeBits = 64 - slotBits // pending events span at most 2^42 ps (4.4 s)
+)
+
+type body struct {
+	a    Actor
+	code int32
+	data any
+}
+
+// Kernel is a discrete-event simulator.
+type Kernel struct {
+	now   Time
+	base  Time     // keys hold times relative to it
+	heap  []uint64 // time-base << slotBits | slot
+	slab  []body
+	free  []uint32 // free slots of the slab
+	fired uint64
+	rng   *rand.Rand
+
+	procs    []*Proc
+	running  *Proc
+	abortErr error
+}
+
+// New makes a kernel whose random choices follow seed.
+func New(seed uint64) *Kernel {
+	return &Kernel{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// Now is the time of the event being processed.
+func (k *Kernel) Now() Time { return k.now }
+
+// Events is the number of events processed so far.
+func (k *Kernel) Events() uint64 { return k.fired }
+
+// Rand is the kernel's random source: deterministic for a seed, and to be
+// used only from events and PEs (never concurrently).
+func (k *Kernel) Rand() *rand.Rand { return k.rng }
+
+// Pending is the number of events not yet processed.
+func (k *Kernel) Pending() int { return len(k.heap) }
+
+// At schedules an event for a at time t, which must not be in the past.
+func (k *Kernel) At(t Time, a Actor, code int32, data any) {
+	if t < k.now {
+		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, k.now))
+	}
+	if t-k.base >= 1<<timeBits {
+		k.rebase()
+		if t-k.base >= 1<<timeBits {
+			panic(fmt.Sprintf("sim: event scheduled %v ahead, beyond the queue's span", t-k.now))
+		}
+	}
+	var slot uint32
+	if n := len(k.free); n > 0 {
+		slot = k.free[n-1]
+		k.free = k.free[:n-1]
+	} else {
+		if len(k.slab) > slotMask {
+			panic("sim: more than 4M events pending")
+		}
+		slot = uint32(len(k.slab))
+		k.slab = append(k.slab, body{})
+	}
+	k.slab[slot] = body{a: a, code: code, data: data}
+	k.push(uint64(t-k.base)<<slotBits | uint64(slot))
+}
+
+// rebase moves the base of the keys up to now; every pending event is at
+// or after now, so no key underflows and their order is kept.
+func (k *Kernel) rebase() {
+	d := uint64(k.now-k.base) << slotBits
+	for i := range k.heap {
+		k.heap[i] -= d
+	}
+	k.base = k.now
+}
+
+// After schedules an event d after now.
+func (k *Kernel) After(d Time, a Actor, code int32, data any) { k.At(k.now+d, a, code, data) }
+
+// next is the time of the earliest pending event, or -1.
+func (k *Kernel) next() Time {
+	if len(k.heap) == 0 {
+		return -1
+	}
+	return k.base + Time(k.heap[0]>>slotBits)
+}
+
+func (k *Kernel) push(e uint64) {
+	h := append(k.heap, e)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if e >= h[p] {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+	k.heap = h
+}
+
+func (k *Kernel) pop() uint64 {
+	h := k.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m, v := c, h[c]
+		if c+3 < n {
+			if w := h[c+1]; w < v {
+				m, v = c+1, w
+			}
+			if w := h[c+2]; w < v {
+				m, v = c+2, w
+			}
+			if w := h[c+3]; w < v {
+				m, v = c+3, w
+			}
+		} else {
+			for j := c + 1; j < n; j++ {
+				if w := h[j]; w < v {
+					m, v = j, w
+				}
+			}
+		}
+		if v >= last {
+			break
+		}
+		h[i] = v
+		i = m
+	}
+	if n > 0 {
+		h[i] = last
+	}
+	k.heap = h
+	return top
+}
+
+// Step processes the earliest event and reports whether there was one.
+func (k *Kernel) Step() bool {
+	if len(k.heap) == 0 {
+		return false
+	}
+	e := k.pop()
+	slot := uint32(e & slotMask)
+	b := k.slab[slot]
+	k.slab[slot] = body{}
+	k.free = append(k.free, slot)
+	k.now = k.base + Time(e>>slotBits)
+	k.fired++
+	b.a.Fire(b.code, b.data)
+	return true
+}
+
+// RunUntil processes events up to and including time t.
+func (k *Kernel) RunUntil(t Time) {
+	for len(k.heap) > 0 && k.next() <= t {
+		k.Step()
+	}
+	if k.now < t {
+		k.now = t
+	}
+}

@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+type recorder struct {
+	k   *Kernel
+	log []string
+}
+
+func (r *recorder) Fire(code int32, data any) {
+	r.log = append(r.log, fmt.Sprintf("%d:%d:%v", int64(r.k.Now()), code, data))
+}
+
+func TestEventsInTimeOrder(t *testing.T) {
+	k := New(1)
+	r := &recorder{k: k}
+	k.At(30, r, 1, "a")
+	k.At(10, r, 2, "b")
+	k.At(30, r, 3, "c")
+	k.At(20, r, 4, "d")
+	k.At(10, r, 5, "e")
+	for k.Step() {
+	}
+	require.Len(t, r.log, 5)
+	require.ElementsMatch(t, []string{"10:2:b", "10:5:e"}, r.log[:2])
+	require.Equal(t, "20:4:d", r.log[2])
+	require.ElementsMatch(t, []string{"30:1:a", "30:3:c"}, r.log[3:])
+	require.EqualValues(t, 5, k.Events())
+}
+
+// TestRebase: events far apart in time keep their order when the queue's
+// base moves forward.
+func TestRebase(t *testing.T) {
+	k := New(1)
+	var times []Time
+	a := actorFunc(func(int32, any) { times = append(times, k.Now()) })
+	step := Time(1) << (timeBits - 2)
+	for i := range 6 {
+		k.At(Time(i)*step, a, 0, nil)
+		k.At(Time(i)*step+step/2, a, 0, nil)
+		k.Step()
+	}
+	for k.Step() {
+	}
+	require.Len(t, times, 12)
+	for i := 1; i < len(times); i++ {
+		require.LessOrEqual(t, times[i-1], times[i])
+	}
+	require.Equal(t, 5*step+step/2, times[11])
+}
+
+func TestHeapOrderUnderRandomLoad(t *testing.T) {
+	k := New(7)
+	var last Time
+	n := 0
+	var a actorFunc
+	a = func(code int32, data any) {
+		if k.Now() < last {
+			t.Fatalf("time went back from %v to %v", last, k.Now())
+		}
+		last = k.Now()
+		n++
+		if n < 20000 {
+			k.After(Time(k.Rand().IntN(1000)), a, 0, nil)
+		}
+	}
+	for i := range 1000 {
+		k.At(Time(i*7919%1000), a, 0, nil)
+	}
+	for k.Step() {
+	}
+	require.Equal(t, 20999, n)
+}
+
+type actorFunc func(code int32, data any)
+
+func (f actorFunc) Fire(code int32, data any) { f(code, data) }
+
+func TestRunUntil(t *testing.T) {
+	k := New(1)
+	r := &recorder{k: k}
+	k.At(5, r, 1, nil)
+	k.At(15, r, 2, nil)
+	k.RunUntil(10)
+	require.Len(t, r.log, 1)
+	require.Equal(t, Time(10), k.Now())
+	require.Panics(t, func() { k.At(9, r, 3, nil) }, "scheduling in the past")
+}
+
+// TestProcsAdvanceAndSync: a PE's Sync lets the events before its clock
+// happen first.
+func TestProcsAdvanceAndSync(t *testing.T) {
+	k := New(1)
+	r := &recorder{k: k}
+	var seen []int
+	k.At(100, r, 1, nil)
+	k.At(300, r, 2, nil)
+	k.Spawn(func(p *Proc) error {
+		p.Advance(200)
+		if err := p.Sync(); err != nil {
+			return err
+		}
+		seen = append(seen, len(r.log))
+		require.Equal(t, Time(200), p.Clock())
+		p.Advance(200)
+		if err := p.Sync(); err != nil {
+			return err
+		}
+		seen = append(seen, len(r.log))
+		return nil
+	})
+	require.NoError(t, k.Run())
+	require.Equal(t, []int{1, 2}, seen)
+}
+
+// TestBlockAndWake: a PE blocked until an event wakes it resumes at the
+// event's time.
+func TestBlockAndWake(t *testing.T) {
+	k := New(1)
+	var p0 *Proc
+	var woke Time
+	p0 = k.Spawn(func(p *Proc) error {
+		if err := p.Block("a signal"); err != nil {
+			return err
+		}
+		woke = p.Clock()
+		return nil
+	})
+	k.At(500, actorFunc(func(int32, any) { p0.Wake() }), 0, nil)
+	require.NoError(t, k.Run())
+	require.Equal(t, Time(500), woke)
+}
+
+func TestDeadlockNamesEachPE(t *testing.T) {
+	k := New(1)
+	k.Spawn(func(p *Proc) error { return p.Block("the moon") })
+	k.Spawn(func(p *Proc) error { return nil })
+	k.Spawn(func(p *Proc) error { p.Advance(50); return p.Block("the tide") })
+	err := k.Run()
+	var d *conduit.DeadlockError
+	require.ErrorAs(t, err, &d)
+	require.Equal(t, map[int]string{0: "the moon", 2: "the tide"}, d.Waiting)
+	require.Equal(t, []int{1}, d.Finished)
+	require.Contains(t, err.Error(), "PE 0 waits for the moon")
+}
+
+func TestFirstFailureAbortsTheOthers(t *testing.T) {
+	k := New(1)
+	boom := errors.New("boom")
+	var other error
+	k.Spawn(func(p *Proc) error {
+		other = p.Block("forever")
+		return other
+	})
+	k.Spawn(func(p *Proc) error { p.Advance(10); _ = p.Sync(); return boom })
+	err := k.Run()
+	require.ErrorIs(t, err, boom)
+	require.ErrorIs(t, other, conduit.ErrJobAborted)
+	require.Contains(t, other.Error(), "PE 1 failed: boom")
+}
+
+func TestPanicInsideAPEIsAnError(t *testing.T) {
+	k := New(1)
+	k.Spawn(func(p *Proc) error { panic("model bug") })
+	err := k.Run()
+	require.Error(t, err)
+	require.True(t, strings.Contains(err.Error(), "model bug"))
+}
+
+// TestDeterministic: the same program and seed give the same trace.
+func TestDeterministic(t *testing.T) {
+	run := func() []string {
+		k := New(42)
+		var log []string
+		for i := range 4 {
+			k.Spawn(func(p *Proc) error {
+				for j := range 50 {
+					p.Advance(Time(k.Rand().IntN(100) + 1))
+					if err := p.Sync(); err != nil {
+						return err
+					}
+					log = append(log, fmt.Sprintf("%d/%d@%v", i, j, p.Clock()))
+				}
+				return nil
+			})
+		}
+		require.NoError(t, k.Run())
+		return log
+	}
+	require.Equal(t, run(), run())
+}

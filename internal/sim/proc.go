@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"fmt"
+	"iter"
+	"runtime/debug"
+	"sort"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+type procState uint8
+
+const (
+	procReady   procState = iota // a resume event is scheduled
+	procRunning                  // executing its code
+	procBlocked                  // waiting for Wake
+	procDone                     // its body returned
+)
+
+// Proc is a PE running as a coroutine of the kernel.
+type Proc struct {
+	k     *Kernel
+	id    int
+	clock Time
+	state procState
+	what  string
+
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	err   error // what its body returned
+}
+
+// Spawn makes a PE that runs body from time 0 when Run starts. body's
+// error is returned by Run when it is the job's first failure.
+func (k *Kernel) Spawn(body func(p *Proc) error) *Proc {
+	p := &Proc{k: k, id: len(k.procs)}
+	seq := func(yield func(struct{}) bool) {
+		p.yield = yield
+		p.err = body(p)
+	}
+	p.next, p.stop = iter.Pull(seq)
+	k.procs = append(k.procs, p)
+	k.At(0, p, 0, nil)
+	return p
+}
+
+// ID is the PE's index in spawn order.
+func (p *Proc) ID() int { return p.id }
+
+// Clock is the PE's own time.
+func (p *Proc) Clock() Time { return p.clock }
+
+// Kernel is the PE's kernel.
+func (p *Proc) Kernel() *Kernel { return p.k }
+
+// Fire resumes the PE: the kernel runs it from its resume event.
+func (p *Proc) Fire(int32, any) {
+	if p.state == procDone {
+		return
+	}
+	p.clock = max(p.clock, p.k.now)
+	p.state = procRunning
+	p.k.running = p
+	_, ok := p.resume()
+	p.k.running = nil
+	if !ok {
+		p.state = procDone
+		if p.err != nil {
+			p.k.abort(p.id, p.err)
+		}
+	}
+}
+
+// resume runs the coroutine until it yields, turning a panic that escaped
+// the PE's own code (a simulator bug) into the job's failure.
+func (p *Proc) resume() (v struct{}, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.err = fmt.Errorf("sim: PE %d: panic in the simulator: %v\n%s", p.id, r, debug.Stack())
+			ok = false
+		}
+	}()
+	return p.next()
+}
+
+// Advance spends d of the PE's CPU time.
+func (p *Proc) Advance(d Time) { p.clock += d }
+
+// Sync lets every event before the PE's clock happen, so that what the PE
+// observes next is the state of the machine at its clock. It returns the
+// job's abort error, if any.
+func (p *Proc) Sync() error {
+	if err := p.k.abortErr; err != nil {
+		return err
+	}
+	if t := p.k.next(); t >= 0 && t < p.clock {
+		p.state = procReady
+		p.k.At(p.clock, p, 0, nil)
+		p.suspend()
+	}
+	return p.k.abortErr
+}
+
+// Block suspends the PE until Wake is called for it, then returns at a
+// clock no earlier than before. what says what it waits for, for deadlock
+// reports. It returns the job's abort error, if any.
+func (p *Proc) Block(what string) error {
+	if err := p.k.abortErr; err != nil {
+		return err
+	}
+	p.state = procBlocked
+	p.what = what
+	p.suspend()
+	p.what = ""
+	return p.k.abortErr
+}
+
+func (p *Proc) suspend() {
+	p.k.running = nil
+	if !p.yield(struct{}{}) {
+		// The kernel stopped the coroutine; nothing may run any more.
+		panic("sim: PE resumed after stop")
+	}
+}
+
+// Wake makes a blocked PE runnable at the current time (or its own clock,
+// if later). Waking a PE that is not blocked does nothing.
+func (p *Proc) Wake() {
+	if p.state != procBlocked {
+		return
+	}
+	p.state = procReady
+	p.k.At(max(p.k.now, p.clock), p, 0, nil)
+}
+
+// Running is the PE whose code is executing, or nil inside an event.
+func (k *Kernel) Running() *Proc { return k.running }
+
+// Aborted is the error that ended the job, or nil.
+func (k *Kernel) Aborted() error { return k.abortErr }
+
+func (k *Kernel) abort(id int, err error) {
+	if k.abortErr == nil {
+		k.abortErr = &jobFailure{pe: id, err: err}
+	}
+}
+
+type jobFailure struct {
+	pe  int
+	err error
+}
+
+func (f *jobFailure) Error() string {
+	return fmt.Sprintf("%v: PE %d failed: %v", conduit.ErrJobAborted, f.pe, f.err)
+}
+
+func (f *jobFailure) Unwrap() error { return conduit.ErrJobAborted }
+
+// Run processes events until every PE has returned, and returns the job's
+// first failure: a PE's error, or a *conduit.DeadlockError when every PE
+// still running is blocked and no event is pending.
+func (k *Kernel) Run() error {
+	for {
+		if k.abortErr != nil {
+			k.unwind()
+			break
+		}
+		if k.Step() {
+			continue
+		}
+		if k.allDone() {
+			break
+		}
+		k.abortErr = k.deadlock()
+	}
+	for _, p := range k.procs {
+		p.stop()
+	}
+	return k.failure()
+}
+
+// unwind resumes every PE that has not returned: its waits now fail at
+// once, so its program runs to its end.
+func (k *Kernel) unwind() {
+	for _, p := range k.procs {
+		for p.state != procDone {
+			p.Fire(0, nil)
+		}
+	}
+}
+
+func (k *Kernel) allDone() bool {
+	for _, p := range k.procs {
+		if p.state != procDone {
+			return false
+		}
+	}
+	return true
+}
+
+func (k *Kernel) deadlock() *conduit.DeadlockError {
+	d := &conduit.DeadlockError{Waiting: make(map[int]string), At: k.now}
+	for _, p := range k.procs {
+		switch p.state {
+		case procDone:
+			d.Finished = append(d.Finished, p.id)
+		default:
+			d.Waiting[p.id] = p.what
+		}
+	}
+	sort.Ints(d.Finished)
+	return d
+}
+
+// failure is what Run returns: a deadlock, or the first PE's error.
+func (k *Kernel) failure() error {
+	switch e := k.abortErr.(type) {
+	case nil:
+		return nil
+	case *jobFailure:
+		return e.err
+	default:
+		return e
+	}
+}
