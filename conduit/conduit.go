@@ -170,6 +170,21 @@ func (op AMOOp) String() string {
 // Valid reports whether op is a defined operation.
 func (op AMOOp) Valid() bool { return op > 0 && op < amoLimit }
 
+// AMOSet is a set of AMO operations.
+type AMOSet uint32
+
+// NewAMOSet makes a set of operations.
+func NewAMOSet(ops ...AMOOp) AMOSet {
+	var s AMOSet
+	for _, op := range ops {
+		s |= 1 << op
+	}
+	return s
+}
+
+// Has reports whether op is in the set; the empty set has every operation.
+func (s AMOSet) Has(op AMOOp) bool { return s == 0 || s&(1<<op) != 0 }
+
 // MemHandle is a memory domain handle (MDH): it names a registered region of
 // one PE's memory so that remote PEs can address it as (handle, offset).
 // The zero MemHandle is invalid.
@@ -311,6 +326,10 @@ type Caps struct {
 	// FloatAMO: AMOFAdd exists. Without it the runtime emulates float64 add
 	// with a compare-and-swap loop.
 	FloatAMO bool
+	// AMOOps, when not empty, is the set of 64-bit operations the network
+	// performs; the runtime emulates the others with compare-and-swap
+	// (which must be in the set). Empty means every operation.
+	AMOOps AMOSet
 	// DirectAccess: DirectSegment returns peers' segments that the runtime
 	// may read and write by load/store (shared memory, like GASNet's PSHM).
 	DirectAccess bool

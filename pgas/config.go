@@ -201,6 +201,14 @@ var settings = []Setting{
 		def: func(c *Config) { c.StallTimeout = 10 * time.Second },
 	},
 	{
+		Env: "PGAS_OPTIONS", Field: "Options", Default: "none", Allowed: "comma-separated key=value options of the backend",
+		Doc:   "backend options (the simulated networks' topology, routing, faults, trace, hazard checker)",
+		isSet: func(c *Config) bool { return len(c.Options) > 0 },
+		parse: func(c *Config, s string) (err error) { c.Options, err = parseOptions(s); return },
+		check: func(c *Config) error { return nil },
+		def:   func(c *Config) {},
+	},
+	{
 		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
 		Doc:   "seed of a simulated backend's random choices",
 		isSet: func(c *Config) bool { return c.Seed != 0 },
@@ -208,6 +216,19 @@ var settings = []Setting{
 		check: func(c *Config) error { return nil },
 		def:   func(c *Config) { c.Seed = 1 },
 	},
+}
+
+// parseOptions parses "key=value,key=value".
+func parseOptions(s string) (map[string]string, error) {
+	out := make(map[string]string)
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q is not key=value", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 func strSetting(env, field, def, allowed, doc string, f func(*Config) *string) Setting {

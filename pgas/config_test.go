@@ -150,6 +150,9 @@ func TestConfigSettingsDefaultsMatch(t *testing.T) {
 		switch s.Field {
 		case "PEs", "PEsPerNode":
 			continue // computed by the backend (TestConfigDefaultPEs)
+		case "Options":
+			assert.Empty(t, seen.cfg.Options, "no backend options by default")
+			continue
 		}
 		t.Run(s.Env, func(t *testing.T) {
 			v := cfgtField(seen.cfg, s.Field)
@@ -248,6 +251,9 @@ var cfgtApplied = []struct {
 	}},
 	{"stall timeout", map[string]string{"PGAS_STALL_TIMEOUT": "1500ms"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, 1500*time.Millisecond, s.cfg.StallTimeout)
+	}},
+	{"backend options", map[string]string{"PGAS_CONDUIT": "gemini", "PGAS_OPTIONS": "routing=adaptive, hazards=log"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, map[string]string{"routing": "adaptive", "hazards": "log"}, s.cfg.Options)
 	}},
 	{"seed", map[string]string{"PGAS_SEED": "42"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, uint64(42), s.cfg.Seed)
@@ -424,6 +430,8 @@ func TestConfigInvalidEnv(t *testing.T) {
 		{"PGAS_PES", "-2", ""},
 		{"PGAS_PES", "two", ""},
 		{"PGAS_PES_PER_NODE", "-1", ""},
+		{"PGAS_OPTIONS", "routing", ""},
+		{"PGAS_OPTIONS", "=adaptive", ""},
 		{"PGAS_SEED", "-1", ""},
 		{"PGAS_SEED", "18446744073709551616", ""},
 	}
@@ -619,8 +627,8 @@ func TestConfigSettings(t *testing.T) {
 	for i := range cfgType.NumField() {
 		f := cfgType.Field(i)
 		switch f.Name {
-		case "Env", "Options":
-			continue // not settings: the lookup itself, backend-specific options
+		case "Env":
+			continue // not a setting: the lookup itself
 		}
 		assert.Equal(t, 1, fields[f.Name], "Config.%s has no setting", f.Name)
 	}
@@ -628,7 +636,7 @@ func TestConfigSettings(t *testing.T) {
 		"PGAS_CONDUIT", "PGAS_PES", "PGAS_PES_PER_NODE", "PGAS_SEGMENT_SIZE", "PGAS_NETWORKDEPTH", "PGAS_NUM_PD",
 		"PGAS_BOUNCE_SIZE", "PGAS_BOUNCE_REGISTER_CUTOVER", "PGAS_PD_BOUNCE_SIZE", "PGAS_FMA_RDMA_CUTOVER",
 		"PGAS_CHUNK_SIZE", "PGAS_POLL_BURST", "PGAS_SMSG_BURST", "PGAS_SMSG_PEER_BURST", "PGAS_ORDERING",
-		"PGAS_ACCESS", "PGAS_DIRECT", "PGAS_REQUIRE_REGISTRATION", "PGAS_STALL_TIMEOUT", "PGAS_SEED",
+		"PGAS_ACCESS", "PGAS_DIRECT", "PGAS_REQUIRE_REGISTRATION", "PGAS_STALL_TIMEOUT", "PGAS_OPTIONS", "PGAS_SEED",
 	} {
 		assert.Equal(t, 1, envs[want], "%s is not listed", want)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 	// The backends register themselves by name.
 	_ "github.com/gopgas/gopgas/conduit/smp"
+	_ "github.com/gopgas/gopgas/gemini"
 )
 
 // Run starts a job of cfg.PEs processing elements, calls program on each

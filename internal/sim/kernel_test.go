@@ -198,3 +198,26 @@ func TestDeterministic(t *testing.T) {
 	}
 	require.Equal(t, run(), run())
 }
+
+// TestWakeWhileSyncingIsNotLost: a wake that arrives while the PE is
+// letting events happen (not blocked) makes its next Block return at once.
+func TestWakeWhileSyncingIsNotLost(t *testing.T) {
+	k := New(1)
+	var p0 *Proc
+	arrived := false
+	var blockedAfter bool
+	p0 = k.Spawn(func(p *Proc) error {
+		p.Advance(100)
+		if err := p.Sync(); err != nil { // the event at 50 arrives now
+			return err
+		}
+		if err := p.Block("something already here"); err != nil {
+			return err
+		}
+		blockedAfter = arrived
+		return nil
+	})
+	k.At(50, actorFunc(func(int32, any) { arrived = true; p0.Wake() }), 0, nil)
+	require.NoError(t, k.Run())
+	require.True(t, blockedAfter)
+}

@@ -25,6 +25,10 @@ type Proc struct {
 	clock Time
 	state procState
 	what  string
+	// notified records a Wake that came while the PE was not blocked (it
+	// was syncing): its next Block returns at once, so that it looks again
+	// instead of missing what woke it.
+	notified bool
 
 	next  func() (struct{}, bool)
 	stop  func()
@@ -110,6 +114,10 @@ func (p *Proc) Block(what string) error {
 	if err := p.k.abortErr; err != nil {
 		return err
 	}
+	if p.notified {
+		p.notified = false
+		return nil
+	}
 	p.state = procBlocked
 	p.what = what
 	p.suspend()
@@ -126,9 +134,13 @@ func (p *Proc) suspend() {
 }
 
 // Wake makes a blocked PE runnable at the current time (or its own clock,
-// if later). Waking a PE that is not blocked does nothing.
+// if later). Waking a PE that is not blocked makes its next Block return at
+// once.
 func (p *Proc) Wake() {
 	if p.state != procBlocked {
+		if p.state != procDone {
+			p.notified = true
+		}
 		return
 	}
 	p.state = procReady
@@ -140,6 +152,10 @@ func (k *Kernel) Running() *Proc { return k.running }
 
 // Aborted is the error that ended the job, or nil.
 func (k *Kernel) Aborted() error { return k.abortErr }
+
+// Fail ends the job with err as its failure, unless it has already failed.
+// Model code calls it from an event when the run must stop.
+func (k *Kernel) Fail(err error) { k.abort(-1, err) }
 
 func (k *Kernel) abort(id int, err error) {
 	if k.abortErr == nil {

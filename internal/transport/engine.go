@@ -76,6 +76,7 @@ type Engine struct {
 	needReg  bool
 	amo32    bool
 	floatAMO bool
+	amoOps   conduit.AMOSet
 	direct   [][]byte
 
 	pds    pdPool
@@ -107,6 +108,7 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 		needReg:  caps.NeedsRegisteredLocal,
 		amo32:    caps.AMO32,
 		floatAMO: caps.FloatAMO,
+		amoOps:   caps.AMOOps,
 		evs:      make([]conduit.Event, s.PollBurst),
 	}
 	e.pds = pdPool{limit: s.NumPD, bounceSz: s.PDBounceBytes}

@@ -150,8 +150,10 @@ func (e *Engine) issue(op *Op, d *pd) error {
 // AMO starts an atomic on the width-byte word of rank's segment at off
 // (aligned; the caller has checked). When result is not nil the old value
 // is stored there once op is done. Operations the backend lacks (32-bit
-// words, float64 add) are emulated with a compare-and-swap loop on the
-// enclosing 64-bit word; the emulation waits, so it is complete on return.
+// words, float64 add, any not in Caps.AMOOps) are emulated with a
+// compare-and-swap loop on the enclosing 64-bit word, reading it with a
+// fetching OR with zero (or a compare-and-swap of zero for zero, when OR is
+// missing too); the emulation waits, so it is complete on return.
 func (e *Engine) AMO(op *Op, rank int, off int64, amo conduit.AMOOp, width uint8, operand, compare uint64, result *uint64, order conduit.OrderingMode) error {
 	if seg := e.Direct(rank); seg != nil {
 		old := conduit.ApplyAMO(seg[off:off+int64(width)], amo, width, operand, compare)
@@ -160,7 +162,7 @@ func (e *Engine) AMO(op *Op, rank int, off int64, amo conduit.AMOOp, width uint8
 		}
 		return nil
 	}
-	if (width == 4 && !e.amo32) || (amo == conduit.AMOFAdd && !e.floatAMO) {
+	if (width == 4 && !e.amo32) || (amo == conduit.AMOFAdd && !e.floatAMO) || !e.amoOps.Has(amo) {
 		return e.emulateAMO(rank, off, amo, width, operand, compare, result, order)
 	}
 	return e.postAMO(op, rank, off, amo, width, operand, compare, result, order)
@@ -192,8 +194,9 @@ func (e *Engine) emulateAMO(rank int, off int64, amo conduit.AMOOp, width uint8,
 	e.Stats.Emulated++
 	base := off &^ 7
 	shift := uint((off - base) * 8)
-	// A fetching OR with zero reads the word atomically.
-	cur, err := e.amoNow(rank, base, conduit.AMOOr, 0, 0, order)
+	// A fetching OR with zero reads the word atomically; so does a
+	// compare-and-swap of zero for zero.
+	cur, err := e.amoRead(rank, base, order)
 	for err == nil {
 		old, nv := cur, conduit.AMOResult(amo, 8, cur, operand, compare)
 		if width == 4 {
@@ -213,6 +216,13 @@ func (e *Engine) emulateAMO(rank int, off int64, amo conduit.AMOOp, width uint8,
 		cur = got // another PE changed the word first: retry on its value
 	}
 	return err
+}
+
+func (e *Engine) amoRead(rank int, off int64, order conduit.OrderingMode) (uint64, error) {
+	if e.amoOps.Has(conduit.AMOOr) {
+		return e.amoNow(rank, off, conduit.AMOOr, 0, 0, order)
+	}
+	return e.amoNow(rank, off, conduit.AMOCSwap, 0, 0, order)
 }
 
 // amoNow performs a fetching 64-bit AMO and waits for its old value.

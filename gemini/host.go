@@ -1,0 +1,124 @@
+package gemini
+
+import "github.com/gopgas/gopgas/conduit"
+
+// The host interface (WP 6.2) and the node's memory, and where the three
+// ordering modes act. GNI exposes the modes as rules of the processor
+// interface (gni_pub.h, GNI_MEM_STRICT_PI_ORDERING and
+// GNI_MEM_RELAXED_PI_ORDERING): by default non-posted requests (reads) may
+// pass posted writes; strict ordering forbids it; relaxed ordering also lets
+// posted writes pass posted writes (MOP II).
+//
+// The model's mechanism: the host bridge keeps the NIC's posted writes in
+// order unless they may pass each other. A node's memory is four NUMA dies
+// (MOP II, Figure 1) with their own memory controllers, so keeping two
+// writes in order when they go to different dies means issuing the second
+// only once the first has been acknowledged by its die; writes to the same
+// die pipeline, their controller keeping them in order. A strict read must
+// not pass any earlier write either, so it waits for all of them to be
+// acknowledged. Relaxed writes, and default and relaxed reads, are issued as
+// soon as they reach the bridge. With one PE per node, or a few on one die,
+// the orders cost little; with PEs on several dies their interleaved
+// streams switch dies often, and every switch waits a round trip: strict
+// ordering cannot tell the ranks' independent transfers apart and makes them
+// interfere (MOP III.A's conjecture).
+//
+// Links are modelled by reservation: each direction is a FIFO whose next
+// free time moves forward as transfers are booked, in the order the events
+// that book them happen.
+
+const (
+	// BridgePostedBuffer is how many posted writes the host bridge holds
+	// between the HT link and their issue; when they are all waiting the
+	// link stops and the NIC with it. Assumed.
+	BridgePostedBuffer = 16
+	// CQEntryBytes is the size of a completion-queue entry the NIC writes
+	// to host memory.
+	CQEntryBytes = 16
+)
+
+// htTime is how long n bytes take on an HT link direction (9.6 GB/s).
+func htTime(n int) Time { return Time(int64(n) * 1_000_000_000_000 / HTBytesPerSecond) }
+
+// host is a node's processor side of the HT link.
+type host struct {
+	downFree Time // host -> NIC link free from then
+
+	upFree    Time                     // NIC -> host posted writes: link free from then
+	slots     [BridgePostedBuffer]Time // issue times of the last writes, by slot
+	nWrites   int                      // posted writes so far
+	lastIssue Time                     // issue time of the last write issued in order
+	lastDie   int                      // its die
+	lastAck   Time                     // its acknowledgement
+	ackAll    Time                     // the latest acknowledgement of any write
+	lastRead  Time                     // issue time of the last strict read
+	dieWrites [Dies]int64              // writes to each die (statistics)
+	dieSwitch int64                    // ordered writes that waited for a die switch
+}
+
+func writeLatency(die int) Time {
+	if die == NICDie {
+		return LocalWriteLatency
+	}
+	return RemoteWriteLatency
+}
+
+func readLatency(die int) Time {
+	if die == NICDie {
+		return LocalReadLatency
+	}
+	return RemoteReadLatency
+}
+
+// toNIC books n bytes (data and overhead) on the host -> NIC direction at
+// time t and returns when they have reached the NIC.
+func (h *host) toNIC(t Time, n int) Time {
+	start := max(t, h.downFree)
+	h.downFree = start + htTime(n)
+	return h.downFree + HTLatency
+}
+
+// write books a posted write of n data bytes to die, handed to the HT link
+// at t. It returns when the link took it (the NIC is free of it then: a
+// posted write needs no response) and when it is visible in memory.
+func (h *host) write(t Time, n, die int, order conduit.OrderingMode) (taken, visible Time) {
+	slot := h.nWrites % BridgePostedBuffer
+	taken = max(t, h.upFree, h.slots[slot])
+	h.upFree = taken + htTime(n+HTOverheadBytes)
+	issue := h.upFree + HTLatency
+	if order != conduit.OrderRelaxed {
+		issue = max(issue, h.lastIssue)
+		if die != h.lastDie && h.nWrites > 0 {
+			if h.lastAck > issue {
+				h.dieSwitch++
+			}
+			issue = max(issue, h.lastAck)
+		}
+	}
+	if order == conduit.OrderStrict {
+		issue = max(issue, h.lastRead)
+	}
+	ack := issue + writeLatency(die)
+	h.slots[slot] = issue
+	h.nWrites++
+	h.dieWrites[die]++
+	if order != conduit.OrderRelaxed {
+		h.lastIssue, h.lastDie, h.lastAck = issue, die, ack
+	}
+	h.ackAll = max(h.ackAll, ack)
+	return taken, ack
+}
+
+// read books a read of die's memory arriving from the NIC at t. The memory
+// is read at snapshot; the data is on its way back to the NIC at done.
+func (h *host) read(t Time, die int, order conduit.OrderingMode) (snapshot, done Time) {
+	// A read request travels the HT's non-posted channel: unless strict, it
+	// passes the posted writes queued on the link.
+	issue := t + htTime(HTOverheadBytes) + HTLatency
+	if order == conduit.OrderStrict {
+		issue = max(issue, h.upFree+HTLatency, h.ackAll, h.lastIssue)
+		h.lastRead = max(h.lastRead, issue)
+	}
+	l := readLatency(die)
+	return issue + l/2, issue + l
+}

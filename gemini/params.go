@@ -1,0 +1,224 @@
+package gemini
+
+import "github.com/gopgas/gopgas/internal/sim"
+
+// The model's parameters. Each cites where its value comes from:
+//   - a section of reference/gemini-network-whitepaper.txt (WP),
+//     reference/gemini-system-interconnect-paper.txt (SIP) or
+//     reference/gemini-message-ordering-paper.txt (MOP);
+//   - "assumed": no document gives it; the value is a plausible one for the
+//     hardware of the time, and the calibration does not depend on it much;
+//   - "set from G-XXX": no document gives it, and it is the parameter that
+//     decides that calibration row, so that row checks the model's
+//     consistency rather than predicting it.
+
+// Time is virtual time in picoseconds.
+type Time = sim.Time
+
+const (
+	ps = sim.Time(1)
+	ns = 1000 * ps
+	us = 1000 * ns
+)
+
+// Clocks (G-CLK; WP 6.1).
+const (
+	// NICClockHz is the NIC's clock: 650 MHz.
+	NICClockHz = 650_000_000
+	// RouterClockHz is the router's clock: 800 MHz.
+	RouterClockHz = 800_000_000
+)
+
+// nicCycles is n NIC cycles, rounded down to the picosecond.
+func nicCycles(n int64) Time { return Time(n * 1_000_000_000_000 / NICClockHz) }
+
+// routerCycles is n router cycles (1250 ps each).
+func routerCycles(n int64) Time { return Time(n * 1_000_000_000_000 / RouterClockHz) }
+
+// Packets (G-PHIT; WP section 3).
+const (
+	// PhitBits is the width of a phit.
+	PhitBits = 24
+	// RequestHeaderPhits: a request packet's header.
+	RequestHeaderPhits = 7
+	// ResponseHeaderPhits: a response packet's header; a put's response
+	// is only this.
+	ResponseHeaderPhits = 2
+	// EOPPhits: the end-of-packet phit closing requests and data-carrying
+	// responses.
+	EOPPhits = 1
+	// ErrorResponsePhits: a response reporting an error.
+	ErrorResponsePhits = 3
+	// MaxPacketData: a request or a get response carries at most 64 bytes
+	// (24 data phits).
+	MaxPacketData = 64
+	// DataPhitsPer64B: 64 data bytes take 24 phits (8 bytes take 3).
+	DataPhitsPer64B = 24
+)
+
+// dataPhits is the phits n bytes of data occupy: 3 per 8 bytes (WP 3:
+// "An 8-byte write requires an 11-phit request (7 header, 3 data and 1
+// EOP)", 64 bytes take 24).
+func dataPhits(n int) int { return (n*DataPhitsPer64B + MaxPacketData - 1) / MaxPacketData }
+
+// Links (G-LINK-RAW, G-LINK-EFF; WP 1, 3, 6.2).
+const (
+	// LanesPerConnection: a torus connection is 12 lanes per direction
+	// (LinksPerConnection Gemini links of LanesPerLink lanes).
+	LanesPerConnection = LinksPerConnection * LanesPerLink
+	// PhitTime is one phit on a full connection: 24 bits / (12 x 3.125
+	// Gb/s) = 640 ps, so 4.6875 GB/s per direction. The connection's 4
+	// links carry a packet's phits together, so a connection is modelled
+	// as one channel; a failed link leaves 3/4 of its lanes (WP 3.1).
+	PhitTime = Time(PhitBits * 1_000_000_000_000 / (LanesPerConnection * LaneBitsPerSecond))
+	// LinkFlight is the time a phit takes from one router's output to the
+	// next router's input (SerDes and cable). Assumed: WP 6.2 gives only
+	// the 105 ns total per hop (see RouterPipeline).
+	LinkFlight = 7500 * ps
+	// RouterPipelineCycles is a packet's trip through a router from its
+	// input to its output tile. Set from G-HOP: 78 cycles (97.5 ns) plus
+	// LinkFlight make the 105 ns per hop of WP 6.2 and SIP V.A.
+	RouterPipelineCycles = 78
+	// InputStageCycles is how long a packet holds its space in a link's
+	// input buffer before it moves into the tile's row buffers, when its
+	// credit goes back. Assumed.
+	InputStageCycles = 8
+	// InputBufferPhits is a link input buffer per virtual channel: "deep
+	// enough to account for credit round-trip latency and the maximum size
+	// packet" (WP 3); 96 phits covers both. Assumed.
+	InputBufferPhits = 96
+	// ProcessorTiles is the number of router tiles facing the two NICs
+	// (WP 3), each moving one phit per router cycle: one 64-byte write
+	// (32 phits) every 32 cycles (WP 6.2).
+	ProcessorTiles = 8
+	// ProcessorTilePhitCycles is the router cycles a phit takes through a
+	// processor tile.
+	ProcessorTilePhitCycles = 1
+	// VCRequest and VCResponse are the two virtual channels (WP 3).
+	VCRequest  = 0
+	VCResponse = 1
+)
+
+// RouterPipeline and InputStage in time.
+var (
+	RouterPipeline = routerCycles(RouterPipelineCycles)
+	InputStage     = routerCycles(InputStageCycles)
+)
+
+// NIC (WP 2, 6.2; MOP II).
+const (
+	// NICPacketCycles: the NIC moves 64 bytes each way every 5 cycles
+	// (G-NIC-BW, WP 6.2): its transmit and receive pipelines each take a
+	// packet every 5 cycles.
+	NICPacketCycles = 5
+	// NICLatencyCycles is a packet's latency through the NIC's transmit or
+	// receive pipeline, beyond its 5-cycle slot. Set from G-LAT-PUT with
+	// the host latencies below.
+	NICLatencyCycles = 30
+	// TransactionCycles is the NIC's cost of starting a transaction
+	// (sequence identification, SSID) at the source and of tracking it
+	// in the receive message table (RMT) at the target: packets of one
+	// transaction share it (WP 2.5). Set from G-MSG-RATE: it limits a
+	// node to about 12.5 M small transactions per second.
+	TransactionCycles = 52
+	// BTEChannels is how many block transfers are active per node at once
+	// (G-BTE-CONC; MOP II); the rest wait in the queue.
+	BTEChannels = 4
+	// BTEReadsOutstanding is how many local reads one block transfer keeps
+	// in flight when it sends (put) data. Assumed.
+	BTEReadsOutstanding = 16
+	// ORBEntries is how many request packets a NIC keeps outstanding
+	// (output request buffer) awaiting their responses. Gemini's figure is
+	// not published; this is Aries' (A-OUTST), assumed for Gemini.
+	ORBEntries = 1024
+	// AMOHitCycles and AMOMissCycles are the AMO unit's occupancy for an
+	// operation whose word is in the AMO cache and for one that must fetch
+	// it from host memory (the fetch itself overlaps other operations).
+	// Set from G-AMO-HIT (100 M/s: 7 cycles) and G-AMO-MISS (>45 M/s).
+	AMOHitCycles  = 7
+	AMOMissCycles = 14
+	// AMOCacheEntries is the size of the AMO cache. Gemini's is not
+	// published; Aries' has 64 entries (A-AMO-CACHE), assumed here.
+	AMOCacheEntries = 64
+	// AMOFetchesOutstanding is how many AMO cache fills may be in flight.
+	// Assumed.
+	AMOFetchesOutstanding = 16
+	// TransactionTimeout ends a transaction whose responses never came
+	// (a lost route) with a timeout status. Assumed.
+	TransactionTimeout = 100 * us
+)
+
+// Host interface: HyperTransport 3 (G-HT-FMA, G-HT-BTE; WP 6.2) and the
+// node's memory (MOP II, Figure 1: two 12-core sockets, four NUMA dies).
+const (
+	// HTBytesPerSecond is the raw HyperTransport bandwidth per direction:
+	// 16 bits on both edges at 2400 MHz = 9.6 GB/s (WP 6.2).
+	HTBytesPerSecond = 9_600_000_000
+	// HTOverheadBytes: every HT transaction carries 12 bytes beyond its
+	// data: an FMA put's 64 bytes cost 76, a read request 12, a posted
+	// write of 64 bytes 76 (WP 6.2).
+	HTOverheadBytes = 12
+	// HTLatency is a transaction's latency across the HT link and the host
+	// bridge, each way. Set from G-LAT-PUT and G-LAT-GET.
+	HTLatency = 40 * ns
+	// CoresPerNode and Dies: an XE6 node's 24 cores in four NUMA dies of
+	// six (MOP II). PEs fill cores in order, so PE i of a node runs on die
+	// i/6 and its memory is on that die.
+	CoresPerNode = 24
+	Dies         = 4
+	// NICDie is the die whose host bridge the NIC's HT link reaches.
+	NICDie = 0
+	// LocalWriteLatency and RemoteWriteLatency are the time from the host
+	// bridge issuing a NIC write to its becoming visible in memory and
+	// being acknowledged, on the NIC's die and on another die (one
+	// coherent HT hop). Assumed (Magny-Cours local and one-hop latencies).
+	LocalWriteLatency  = 60 * ns
+	RemoteWriteLatency = 110 * ns
+	// LocalReadLatency and RemoteReadLatency are the time from the host
+	// bridge issuing a NIC read to the data being on its way back. Assumed.
+	LocalReadLatency  = 90 * ns
+	RemoteReadLatency = 150 * ns
+)
+
+// Host CPU costs of the conduit calls (the PE's software and its stores to
+// the NIC). Assumed unless stated.
+const (
+	// FMAPost is the CPU time to start an FMA transaction (the
+	// descriptor's window registers). Set from G-LAT-PUT.
+	FMAPost = 80 * ns
+	// FMAPutPerPacket is the CPU time to store 64 bytes into the FMA put
+	// window: a single PE can issue 8 GB/s, the HT's FMA limit.
+	FMAPutPerPacket = 8 * ns
+	// FMAGetPerPacket is the CPU time to store one 8-byte get control word
+	// (a get of up to 64 bytes).
+	FMAGetPerPacket = 10 * ns
+	// BTEPost is the CPU time to post a block transfer through the kernel
+	// driver: "the cost of starting up this mechanism is high" (MOP II).
+	// Set from G-XOVER (the FMA/BTE crossover near 4 KB).
+	BTEPost = 1200 * ns
+	// SMSGSend is the CPU time of sending a short message (mailbox
+	// bookkeeping and the FMA put of the message). Set from G-LAT-MSG.
+	SMSGSend = 200 * ns
+	// PollCQ is the CPU time of one completion-queue poll.
+	PollCQ = 20 * ns
+	// PollMessages is the CPU time of one mailbox poll, and PerMessage
+	// that of taking one message out and dispatching it.
+	PollMessages = 30 * ns
+	PerMessage   = 100 * ns
+	// Wait is the CPU time a waiting PE spends on an unproductive check.
+	Wait = 20 * ns
+)
+
+// Memory registration (G-REG; MOP III.B, Figure 6): registration is
+// serialised per node in the driver.
+const (
+	// RegisterPerPage is the time to register one 4 KB page alone: 0.9 us
+	// (MOP III.B).
+	RegisterPerPage = 900 * ns
+	// RegisterHandoff is the extra time each waiting registration pays
+	// when the driver's lock passes to it. Set from G-REG: 24 concurrent
+	// registrations take about 30 us.
+	RegisterHandoff = 350 * ns
+	// PageBytes is the page size of registrations.
+	PageBytes = 4096
+)

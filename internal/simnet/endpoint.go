@@ -1,0 +1,419 @@
+package simnet
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// region is a registration.
+type region struct {
+	id  uint32
+	buf []byte
+}
+
+func (r *region) contains(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= base && p+uintptr(len(b)) <= base+uintptr(len(r.buf))
+}
+
+// inbox holds the messages from one sender that arrived ahead of an
+// earlier one: messages are handed out in the order they were sent.
+type inbox struct {
+	next    uint64 // sequence number of the next message to hand out
+	early   map[uint64]*Message
+	unfreed int // messages of this sender handed out or waiting, not yet released
+}
+
+// Endpoint is one simulated PE's conduit endpoint.
+type Endpoint struct {
+	job      *Job
+	rank     int
+	node     int
+	proc     *sim.Proc
+	ordering conduit.OrderingMode
+
+	seg     []byte
+	regions []region
+	nextID  uint32
+
+	localCQ, remoteCQ []conduit.Event
+
+	inboxes map[int]*inbox // by sender
+	ready   []*Message     // arrived in order, not yet handed out
+	held    []*Message     // handed out by the last PollMessages
+	outSeq  map[int]uint64 // last sequence number sent, by target
+	done    bool
+
+	// Model is the network model's own per-endpoint state.
+	Model any
+}
+
+func newEndpoint(j *Job, rank int) *Endpoint {
+	ep := &Endpoint{
+		job:      j,
+		rank:     rank,
+		node:     j.NodeOf(rank),
+		ordering: j.Cfg.Ordering,
+		seg:      newSegment(j.Cfg.SegmentBytes),
+		nextID:   conduit.SegmentID + 1,
+		inboxes:  make(map[int]*inbox),
+		outSeq:   make(map[int]uint64),
+	}
+	ep.regions = []region{{id: conduit.SegmentID, buf: ep.seg}}
+	return ep
+}
+
+// Proc is the PE's coroutine.
+func (e *Endpoint) Proc() *sim.Proc { return e.proc }
+
+// Job is the endpoint's job.
+func (e *Endpoint) Job() *Job { return e.job }
+
+func (e *Endpoint) Rank() int          { return e.rank }
+func (e *Endpoint) Size() int          { return len(e.job.eps) }
+func (e *Endpoint) Node(rank int) int  { return e.job.NodeOf(rank) }
+func (e *Endpoint) Nodes() int         { return e.job.nodes }
+func (e *Endpoint) Caps() conduit.Caps { return e.job.caps }
+
+// Backend is the name the backend registered under.
+func (e *Endpoint) Backend() string { return e.job.name }
+
+func (e *Endpoint) Ordering() conduit.OrderingMode { return e.ordering }
+
+func (e *Endpoint) SetOrdering(m conduit.OrderingMode) error {
+	switch m {
+	case conduit.OrderStrict, conduit.OrderDefault, conduit.OrderRelaxed:
+		e.ordering = m
+		return nil
+	}
+	return fmt.Errorf("%s: SetOrdering(%v): must be strict, default or relaxed", e.Backend(), m)
+}
+
+func (e *Endpoint) Segment() []byte { return e.seg }
+
+func (e *Endpoint) SegmentHandle(rank int) conduit.MemHandle {
+	if rank < 0 || rank >= len(e.job.eps) {
+		return conduit.MemHandle{}
+	}
+	return conduit.MemHandle{Owner: int32(rank), ID: conduit.SegmentID, Bytes: e.job.Cfg.SegmentBytes}
+}
+
+func (e *Endpoint) DirectSegment(int) []byte { return nil }
+
+// Register registers buf after the model has charged its cost.
+func (e *Endpoint) Register(buf []byte) (conduit.MemHandle, error) {
+	if len(buf) == 0 {
+		return conduit.MemHandle{}, fmt.Errorf("%s: PE %d: Register of an empty buffer", e.Backend(), e.rank)
+	}
+	if err := e.job.Net.Register(e, int64(len(buf)), false); err != nil {
+		return conduit.MemHandle{}, err
+	}
+	id := e.nextID
+	e.nextID++
+	e.regions = append(e.regions, region{id: id, buf: buf})
+	return conduit.MemHandle{Owner: int32(e.rank), ID: id, Bytes: int64(len(buf))}, nil
+}
+
+func (e *Endpoint) Deregister(h conduit.MemHandle) error {
+	if int(h.Owner) != e.rank || h.ID == conduit.SegmentID {
+		return fmt.Errorf("%s: PE %d: Deregister of handle %d of PE %d", e.Backend(), e.rank, h.ID, h.Owner)
+	}
+	for i := range e.regions {
+		if e.regions[i].id == h.ID {
+			n := int64(len(e.regions[i].buf))
+			e.regions = append(e.regions[:i], e.regions[i+1:]...)
+			return e.job.Net.Register(e, n, true)
+		}
+	}
+	return fmt.Errorf("%s: PE %d: Deregister of unknown handle %d", e.Backend(), e.rank, h.ID)
+}
+
+func (e *Endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
+	for i := range e.regions {
+		r := &e.regions[i]
+		if r.contains(buf) {
+			return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(r.buf))}, true
+		}
+	}
+	return conduit.MemHandle{}, false
+}
+
+func (e *Endpoint) region(id uint32) *region {
+	for i := range e.regions {
+		if e.regions[i].id == id {
+			return &e.regions[i]
+		}
+	}
+	return nil
+}
+
+// Post checks the descriptor and hands it to the model.
+func (e *Endpoint) Post(d *conduit.PostDesc) error {
+	if err := conduit.CheckPost(d, len(e.job.eps)); err != nil {
+		return fmt.Errorf("%s: PE %d: %w", e.Backend(), e.rank, err)
+	}
+	if d.Type != conduit.AMO && e.job.caps.NeedsRegisteredLocal {
+		r := e.region(d.LocalMem.ID)
+		if int(d.LocalMem.Owner) != e.rank || r == nil || !r.contains(d.Local) {
+			return fmt.Errorf("%s: PE %d: post %v: local buffer of %d bytes is not inside registration %d",
+				e.Backend(), e.rank, d.Type, len(d.Local), d.LocalMem.ID)
+		}
+	}
+	if err := e.job.K.Aborted(); err != nil {
+		return err
+	}
+	return e.job.Net.Post(e, d)
+}
+
+// EffectiveOrder is the ordering mode a descriptor travels with.
+func (e *Endpoint) EffectiveOrder(d *conduit.PostDesc) conduit.OrderingMode {
+	if d.Order != conduit.OrderInherit {
+		return d.Order
+	}
+	return e.ordering
+}
+
+func (e *Endpoint) PollLocalCQ(evs []conduit.Event) int {
+	return e.pollCQ(&e.localCQ, evs)
+}
+
+func (e *Endpoint) PollRemoteCQ(evs []conduit.Event) int {
+	return e.pollCQ(&e.remoteCQ, evs)
+}
+
+func (e *Endpoint) pollCQ(q *[]conduit.Event, evs []conduit.Event) int {
+	e.proc.Advance(e.job.costs.PollCQ)
+	if e.proc.Sync() != nil {
+		return 0
+	}
+	n := copy(evs, *q)
+	rest := copy(*q, (*q)[n:])
+	clear((*q)[rest:])
+	*q = (*q)[:rest]
+	return n
+}
+
+// MaxMessageHeader and MaxMessagePayload are those of the shared-memory
+// backend, so that the runtime's Medium size is the same on every backend.
+const (
+	MaxMessageHeader  = 88
+	MaxMessagePayload = 4096
+)
+
+func (e *Endpoint) MaxMessageHeader() int  { return MaxMessageHeader }
+func (e *Endpoint) MaxMessagePayload() int { return MaxMessagePayload }
+
+// SendMessage copies the message and hands it to the model.
+func (e *Endpoint) SendMessage(target int, header, payload []byte) error {
+	if target < 0 || target >= len(e.job.eps) {
+		return fmt.Errorf("%s: PE %d: SendMessage to PE %d outside the job [0,%d)", e.Backend(), e.rank, target, len(e.job.eps))
+	}
+	if len(header) > MaxMessageHeader || len(payload) > MaxMessagePayload {
+		return fmt.Errorf("%s: PE %d: SendMessage of %d+%d bytes exceeds %d+%d", e.Backend(), e.rank, len(header), len(payload), MaxMessageHeader, MaxMessagePayload)
+	}
+	if err := e.job.K.Aborted(); err != nil {
+		return err
+	}
+	in := e.job.eps[target].inbox(e.rank)
+	if in.unfreed >= e.job.Cfg.MailboxSlots {
+		return conduit.ErrMailboxFull
+	}
+	in.unfreed++
+	e.outSeq[target]++
+	m := &Message{
+		Source:  e.rank,
+		Target:  target,
+		Seq:     e.outSeq[target],
+		Header:  append([]byte(nil), header...),
+		Payload: append([]byte(nil), payload...),
+	}
+	return e.job.Net.Send(e, target, m)
+}
+
+func (e *Endpoint) inbox(src int) *inbox {
+	in := e.inboxes[src]
+	if in == nil {
+		in = &inbox{next: 1}
+		e.inboxes[src] = in
+	}
+	return in
+}
+
+// PollMessages hands out arrived messages in each sender's order and
+// releases the previous batch's mailbox slots.
+func (e *Endpoint) PollMessages(msgs []conduit.Message) int {
+	e.proc.Advance(e.job.costs.PollMessages)
+	for _, m := range e.held {
+		e.inbox(m.Source).unfreed--
+	}
+	clear(e.held)
+	e.held = e.held[:0]
+	if e.proc.Sync() != nil {
+		return 0
+	}
+	n := min(len(msgs), len(e.ready))
+	for i := range n {
+		m := e.ready[i]
+		msgs[i] = conduit.Message{Source: m.Source, Header: m.Header, Payload: m.Payload}
+		e.held = append(e.held, m)
+	}
+	rest := copy(e.ready, e.ready[n:])
+	clear(e.ready[rest:])
+	e.ready = e.ready[:rest]
+	e.proc.Advance(Time(n) * e.job.costs.PerMessage)
+	return n
+}
+
+func (e *Endpoint) Now() conduit.Time     { return e.proc.Clock() }
+func (e *Endpoint) Charge(d conduit.Time) { e.proc.Advance(d) }
+
+// WaitFor polls w, blocking the PE between unproductive polls until the
+// model wakes it.
+func (e *Endpoint) WaitFor(what string, w conduit.Waiter) error {
+	if tr := e.job.Tracer; tr != nil {
+		start := e.proc.Clock()
+		defer func() { tr.PESpan(e.rank, what, start, e.proc.Clock()) }()
+	}
+	for {
+		ok, err := w.Ready()
+		if ok || err != nil {
+			return err
+		}
+		if err := e.job.K.Aborted(); err != nil {
+			return err
+		}
+		e.proc.Advance(e.job.costs.Wait)
+		if err := e.proc.Block(what); err != nil {
+			return err
+		}
+	}
+}
+
+// Done marks the PE's program finished; the last one wakes everybody.
+func (e *Endpoint) Done() {
+	if e.done {
+		return
+	}
+	e.done = true
+	e.job.done++
+	if e.job.done == len(e.job.eps) {
+		for _, o := range e.job.eps {
+			o.wake()
+		}
+	}
+}
+
+func (e *Endpoint) AllDone() bool { return e.job.done == len(e.job.eps) }
+
+func (e *Endpoint) Err() error { return e.job.K.Aborted() }
+
+func (e *Endpoint) wake() {
+	if e.proc != nil {
+		e.proc.Wake()
+	}
+}
+
+// The model's callbacks. They run inside events, at the simulated moment
+// the thing happens.
+
+// CompleteLocal queues the completion of a descriptor this PE posted.
+func (e *Endpoint) CompleteLocal(d *conduit.PostDesc, status conduit.Status, detail string) {
+	e.localCQ = append(e.localCQ, conduit.Event{Desc: d, Status: status, Detail: detail})
+	e.wake()
+}
+
+// RemoteEvent queues a destination-side event.
+func (e *Endpoint) RemoteEvent(source int, data uint64) {
+	e.remoteCQ = append(e.remoteCQ, conduit.Event{Source: source, Data: data})
+	e.wake()
+}
+
+// DeliverMessage makes an arrived message available, in its sender's order.
+func (e *Endpoint) DeliverMessage(m *Message) {
+	in := e.inbox(m.Source)
+	if m.Seq != in.next {
+		if in.early == nil {
+			in.early = make(map[uint64]*Message)
+		}
+		in.early[m.Seq] = m
+		return
+	}
+	e.ready = append(e.ready, m)
+	in.next++
+	for {
+		n, ok := in.early[in.next]
+		if !ok {
+			break
+		}
+		delete(in.early, in.next)
+		e.ready = append(e.ready, n)
+		in.next++
+	}
+	e.wake()
+}
+
+// MemError is why a remote access to this PE's memory failed.
+type MemError string
+
+func (m MemError) Error() string { return string(m) }
+
+// mem returns the bytes [off, off+n) of registration id.
+func (e *Endpoint) mem(id uint32, off, n int64) ([]byte, error) {
+	r := e.region(id)
+	if r == nil {
+		return nil, MemError(fmt.Sprintf("PE %d has no registration %d", e.rank, id))
+	}
+	if off < 0 || n < 0 || off > int64(len(r.buf))-n {
+		return nil, MemError(fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration %d", off, n, e.rank, len(r.buf), id))
+	}
+	return r.buf[off : off+n], nil
+}
+
+// CheckMemory reports whether [off, off+n) of registration id exists.
+func (e *Endpoint) CheckMemory(id uint32, off, n int64) error {
+	_, err := e.mem(id, off, n)
+	return err
+}
+
+// WriteMemory commits data at off of registration id, now.
+func (e *Endpoint) WriteMemory(id uint32, off int64, data []byte) error {
+	m, err := e.mem(id, off, int64(len(data)))
+	if err != nil {
+		return err
+	}
+	copy(m, data)
+	e.wake()
+	return nil
+}
+
+// ReadMemory reads len(dst) bytes at off of registration id, now.
+func (e *Endpoint) ReadMemory(id uint32, off int64, dst []byte) error {
+	m, err := e.mem(id, off, int64(len(dst)))
+	if err != nil {
+		return err
+	}
+	copy(dst, m)
+	return nil
+}
+
+// ApplyAMO performs an atomic on the word at off of registration id, now,
+// and returns the old value.
+func (e *Endpoint) ApplyAMO(id uint32, off int64, op conduit.AMOOp, width uint8, operand, compare uint64) (uint64, error) {
+	m, err := e.mem(id, off, int64(width))
+	if err != nil {
+		return 0, err
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(m)))%uintptr(width) != 0 {
+		return 0, MemError(fmt.Sprintf("AMO word at offset %d of PE %d is misaligned", off, e.rank))
+	}
+	old := conduit.ApplyAMO(m, op, width, operand, compare)
+	e.wake()
+	return old, nil
+}

@@ -1,0 +1,106 @@
+package simnet
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// Job is a simulated job: the kernel, the network model and the endpoints.
+type Job struct {
+	name string
+	K    *sim.Kernel
+	Net  Network
+	Cfg  conduit.JobConfig
+
+	eps     []*Endpoint
+	perNode int
+	nodes   int
+	caps    conduit.Caps
+	costs   Costs
+	// Tracer, when not nil, receives the PEs' waits.
+	Tracer  Tracer
+	done    int
+	started bool
+}
+
+// NewJob builds a job of cfg.PEs endpoints on net for the backend named
+// name. perNode is used when cfg.PEsPerNode is 0.
+func NewJob(name string, cfg conduit.JobConfig, net Network, perNode int) (*Job, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.PEsPerNode > 0 {
+		perNode = cfg.PEsPerNode
+	}
+	if perNode < 1 {
+		return nil, fmt.Errorf("simnet: %d PEs per node", perNode)
+	}
+	j := &Job{
+		name:    name,
+		K:       sim.New(cfg.Seed),
+		Net:     net,
+		Cfg:     cfg,
+		perNode: perNode,
+		nodes:   (cfg.PEs + perNode - 1) / perNode,
+		costs:   net.Costs(),
+	}
+	j.caps = net.Caps()
+	j.caps.Simulated = true
+	j.caps.DirectAccess = false
+	if cfg.RequireRegisteredLocal {
+		j.caps.NeedsRegisteredLocal = true
+	}
+	j.eps = make([]*Endpoint, cfg.PEs)
+	for r := range j.eps {
+		j.eps[r] = newEndpoint(j, r)
+	}
+	if err := net.Start(j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Endpoint returns rank's endpoint.
+func (j *Job) Endpoint(rank int) *Endpoint { return j.eps[rank] }
+
+// Size is the number of PEs.
+func (j *Job) Size() int { return len(j.eps) }
+
+// Nodes is the number of nodes.
+func (j *Job) Nodes() int { return j.nodes }
+
+// PEsPerNode is the number of consecutive ranks on a node.
+func (j *Job) PEsPerNode() int { return j.perNode }
+
+// NodeOf is the node of a rank.
+func (j *Job) NodeOf(rank int) int { return rank / j.perNode }
+
+// Run runs main on every PE under the kernel and returns the job's first
+// failure.
+func (j *Job) Run(main func(conduit.Endpoint) error) error {
+	if j.started {
+		return fmt.Errorf("simnet: Run called twice on one job")
+	}
+	j.started = true
+	for _, ep := range j.eps {
+		ep.proc = j.K.Spawn(func(p *sim.Proc) error {
+			err := main(ep)
+			ep.Done()
+			return err
+		})
+	}
+	err := j.K.Run()
+	if ferr := j.Net.Finish(j, err); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// newSegment allocates zeroed, 8-byte aligned memory.
+func newSegment(n int64) []byte {
+	words := make([]uint64, n/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
+}

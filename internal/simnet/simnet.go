@@ -1,0 +1,83 @@
+// Package simnet is what the simulated backends (gemini, aries) share on
+// the conduit side: a job of PEs running as coroutines of a sim.Kernel, and
+// an Endpoint implementing conduit.Endpoint whose memory, registrations,
+// completion queues and mailboxes are updated by a network model at the
+// simulated moments things happen.
+//
+// A network model implements Network. The Endpoint does the bookkeeping a
+// GNI-like interface needs and charges the host-side CPU costs the model
+// names; the model moves packets and, at the right times, calls the
+// Endpoint back: WriteMemory and ReadMemory when data commits or is read,
+// ApplyAMO, CompleteLocal, RemoteEvent and DeliverMessage.
+//
+// # Time
+//
+// A PE's clock is its Proc's. Calls that only issue work (Post,
+// SendMessage) run at the PE's clock, which may be ahead of the kernel's;
+// calls that observe state (the polls, WaitFor) first let every event before
+// the PE's clock happen (sim.Proc.Sync). A waiting PE blocks and is woken by
+// anything that arrives for it: a completion, a message, a write to its
+// memory, the end of the job.
+package simnet
+
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// Time is virtual time in picoseconds.
+type Time = sim.Time
+
+// Network is a simulated network model.
+type Network interface {
+	// Caps are the backend's capabilities (Simulated is set by simnet).
+	Caps() conduit.Caps
+	// Costs are the host CPU costs of the conduit calls.
+	Costs() Costs
+	// Start is called once every endpoint exists, before the PEs run.
+	Start(j *Job) error
+	// Post starts a descriptor that CheckPost accepted, from ep at ep's
+	// clock. The model calls ep.CompleteLocal when it completes.
+	Post(ep *Endpoint, d *conduit.PostDesc) error
+	// Send starts a short message from ep to target at ep's clock. The
+	// model calls DeliverMessage on the target endpoint when it has
+	// arrived; m's bytes are the model's until then.
+	Send(ep *Endpoint, target int, m *Message) error
+	// Register accounts the cost of registering (or, with deregister, of
+	// deregistering) bytes of ep's memory; it may block ep's PE.
+	Register(ep *Endpoint, bytes int64, deregister bool) error
+	// Finish is called when the job's PEs have all returned (or the job
+	// failed) with the error Run will return; it may write reports and
+	// return an error of its own, returned when err is nil.
+	Finish(j *Job, err error) error
+}
+
+// Tracer receives spans of PE activity, for a trace of the run.
+type Tracer interface {
+	PESpan(rank int, name string, start, end Time)
+}
+
+// Costs are the host CPU times charged to a PE for the conduit calls that
+// do not go through the network model: named parameters of the model.
+type Costs struct {
+	// PollCQ is charged by every PollLocalCQ and PollRemoteCQ.
+	PollCQ Time
+	// PollMessages is charged by every PollMessages call, and PerMessage
+	// for every message it returns (reading it out of the mailbox and
+	// dispatching it).
+	PollMessages, PerMessage Time
+	// Wait is charged each time a waiting PE finds its condition unmet
+	// and goes back to waiting.
+	Wait Time
+}
+
+// Message is a short message in flight.
+type Message struct {
+	Source, Target int
+	Seq            uint64 // per (source, target), from 1
+	Header         []byte
+	Payload        []byte
+}
+
+// Bytes is the message's size on the network.
+func (m *Message) Bytes() int { return len(m.Header) + len(m.Payload) }
