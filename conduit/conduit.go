@@ -513,3 +513,24 @@ func (e *DeadlockError) Error() string {
 	}
 	return s
 }
+
+// Report is what a backend tells of a finished job.
+type Report struct {
+	// Backend is the backend's registered name.
+	Backend string
+	// Simulated: the figures below are of virtual time.
+	Simulated bool
+	// End is the job's end on its clock (simulated backends only).
+	End Time
+	// Events is the number of simulation events (simulated backends only).
+	Events uint64
+	// Counters are the backend's own counters by name (packets, link
+	// retries, AMO cache hits, ...).
+	Counters map[string]int64
+}
+
+// Reporter is implemented by a Job that can report on itself once Run has
+// returned.
+type Reporter interface {
+	Report() Report
+}

@@ -15,9 +15,11 @@ import "github.com/gopgas/gopgas/conduit"
 // writes in order when they go to different dies means issuing the second
 // only once the first has been acknowledged by its die; writes to the same
 // die pipeline, their controller keeping them in order. A strict read must
-// not pass any earlier write either, so it waits for all of them to be
+// not pass any earlier write either: it follows those to its own die
+// through the die's controller and waits for those to other dies to be
 // acknowledged. Relaxed writes, and default and relaxed reads, are issued as
-// soon as they reach the bridge. With one PE per node, or a few on one die,
+// soon as they reach the bridge. Reads complete in the order they were
+// issued, except under relaxed ordering. With one PE per node, or a few on one die,
 // the orders cost little; with PEs on several dies their interleaved
 // streams switch dies often, and every switch waits a round trip: strict
 // ordering cannot tell the ranks' independent transfers apart and makes them
@@ -44,16 +46,19 @@ func htTime(n int) Time { return Time(int64(n) * 1_000_000_000_000 / HTBytesPerS
 type host struct {
 	downFree Time // host -> NIC link free from then
 
-	upFree    Time                     // NIC -> host posted writes: link free from then
-	slots     [BridgePostedBuffer]Time // issue times of the last writes, by slot
-	nWrites   int                      // posted writes so far
-	lastIssue Time                     // issue time of the last write issued in order
-	lastDie   int                      // its die
-	lastAck   Time                     // its acknowledgement
-	ackAll    Time                     // the latest acknowledgement of any write
-	lastRead  Time                     // issue time of the last strict read
-	dieWrites [Dies]int64              // writes to each die (statistics)
-	dieSwitch int64                    // ordered writes that waited for a die switch
+	upFree     Time                     // NIC -> host posted writes: link free from then
+	slots      [BridgePostedBuffer]Time // issue times of the last writes, by slot
+	nWrites    int                      // posted writes so far
+	lastIssue  Time                     // issue time of the last write issued in order
+	lastDie    int                      // its die
+	lastAck    Time                     // its acknowledgement
+	bridgeFree Time                     // the bridge's buffer has room from then
+	dieIssue   [Dies]Time               // the last write issued to each die
+	dieAck     [Dies]Time               // its acknowledgement
+	lastRead   Time                     // issue time of the last strict read
+	readDone   Time                     // completion of the last ordered read
+	dieWrites  [Dies]int64              // writes to each die (statistics)
+	dieSwitch  int64                    // ordered writes that waited for a die switch
 }
 
 func writeLatency(die int) Time {
@@ -78,13 +83,14 @@ func (h *host) toNIC(t Time, n int) Time {
 	return h.downFree + HTLatency
 }
 
-// write books a posted write of n data bytes to die, handed to the HT link
-// at t. It returns when the link took it (the NIC is free of it then: a
-// posted write needs no response) and when it is visible in memory.
-func (h *host) write(t Time, n, die int, order conduit.OrderingMode) (taken, visible Time) {
+// write books a posted write of n data bytes in cnt HT transactions (one
+// per packet; a coarse unit is a burst of them) to die, handed to the HT
+// link at t. It returns when the link took it (the NIC is free of it then:
+// a posted write needs no response) and when it is visible in memory.
+func (h *host) write(t Time, n, cnt, die int, order conduit.OrderingMode) (taken, visible Time) {
 	slot := h.nWrites % BridgePostedBuffer
 	taken = max(t, h.upFree, h.slots[slot])
-	h.upFree = taken + htTime(n+HTOverheadBytes)
+	h.upFree = taken + htTime(n+cnt*HTOverheadBytes)
 	issue := h.upFree + HTLatency
 	if order != conduit.OrderRelaxed {
 		issue = max(issue, h.lastIssue)
@@ -95,9 +101,6 @@ func (h *host) write(t Time, n, die int, order conduit.OrderingMode) (taken, vis
 			issue = max(issue, h.lastAck)
 		}
 	}
-	if order == conduit.OrderStrict {
-		issue = max(issue, h.lastRead)
-	}
 	ack := issue + writeLatency(die)
 	h.slots[slot] = issue
 	h.nWrites++
@@ -105,20 +108,40 @@ func (h *host) write(t Time, n, die int, order conduit.OrderingMode) (taken, vis
 	if order != conduit.OrderRelaxed {
 		h.lastIssue, h.lastDie, h.lastAck = issue, die, ack
 	}
-	h.ackAll = max(h.ackAll, ack)
+	h.dieIssue[die] = max(h.dieIssue[die], issue)
+	h.dieAck[die] = max(h.dieAck[die], ack)
 	return taken, ack
 }
 
-// read books a read of die's memory arriving from the NIC at t. The memory
+// read books a read of die's memory (cnt HT reads: one per packet)
+// arriving from the NIC at t. The memory
 // is read at snapshot; the data is on its way back to the NIC at done.
-func (h *host) read(t Time, die int, order conduit.OrderingMode) (snapshot, done Time) {
+func (h *host) read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot, done Time) {
 	// A read request travels the HT's non-posted channel: unless strict, it
 	// passes the posted writes queued on the link.
 	issue := t + htTime(HTOverheadBytes) + HTLatency
+	// It takes its 12 bytes (per packet read) of the link's bandwidth
+	// from the writes.
+	h.upFree = max(h.upFree, t) + htTime(cnt*HTOverheadBytes)
 	if order == conduit.OrderStrict {
-		issue = max(issue, h.upFree+HTLatency, h.ackAll, h.lastIssue)
+		// Behind every earlier write: those to its own die it follows
+		// through that die's controller; those to other dies must have been
+		// acknowledged.
+		issue = max(issue, h.upFree+HTLatency, h.dieIssue[die])
+		for d, ack := range h.dieAck {
+			if d != die {
+				issue = max(issue, ack)
+			}
+		}
 		h.lastRead = max(h.lastRead, issue)
 	}
 	l := readLatency(die)
-	return issue + l/2, issue + l
+	done = issue + l
+	if order != conduit.OrderRelaxed {
+		// Completions come back in the order the reads were issued: a read
+		// of a near die waits behind an earlier one of a far die.
+		done = max(done, h.readDone)
+		h.readDone = done
+	}
+	return issue + l/2, done
 }

@@ -21,12 +21,16 @@ func init() {
 type Stats struct {
 	Packets      int64 // packets through NIC transmit pipelines
 	LinkPhits    int64 // phits sent on links and tiles
+	TorusPhits   int64 // phits sent on torus connections
+	TorusPackets int64 // packets sent on torus connections
+	BTEMaxActive int64 // the most block transfers active at once on a NIC
 	Transactions int64 // transactions completed
 	CRCRetries   int64 // link-level retransmissions
 	Dropped      int64 // packets lost for want of a route
 	AMOHits      int64
 	AMOMisses    int64
 	DieSwitches  int64 // ordered writes that waited for another die
+	Hazards      int64 // gets that read around an earlier put (hazard checker)
 }
 
 // machine is the simulated XE6 running one job.
@@ -41,6 +45,7 @@ type machine struct {
 	nics     []*nic // by node of the job
 	hosts    []*host
 	freePkts *packet
+	freeBufs []*[MaxPacketData]byte
 	stats    Stats
 
 	regFree []Time // per node: the registration lock is free from then
@@ -108,7 +113,7 @@ func (m *machine) Start(j *simnet.Job) error {
 				}
 				for range t.Connections(d) {
 					c := m.newChannel(g, m.routers[to], PhitTime, LinkFlight)
-					c.dim, c.dir = d, dir
+					c.dim, c.dir, c.torus = d, dir, true
 					r.out[d][dirIndex(dir)] = append(r.out[d][dirIndex(dir)], c)
 				}
 			}
@@ -132,7 +137,7 @@ func (m *machine) Start(j *simnet.Job) error {
 			// Ejection tiles reach the router's NICs; a packet's NIC is
 			// chosen on delivery, so each tile serves both.
 			c := m.newChannel(r.id, nil, routerCycles(ProcessorTilePhitCycles), 0)
-			c.infinite, c.eject = true, true
+			c.eject = true
 			r.eject[i] = c
 		}
 	}
@@ -156,6 +161,17 @@ func (m *machine) Finish(j *simnet.Job, err error) error {
 		return m.trace.write()
 	}
 	return nil
+}
+
+// Counters are the model's Stats by name, for the job's report.
+func (m *machine) Counters() map[string]int64 {
+	s := m.stats
+	return map[string]int64{
+		"packets": s.Packets, "link_phits": s.LinkPhits, "transactions": s.Transactions,
+		"crc_retries": s.CRCRetries, "dropped": s.Dropped, "amo_hits": s.AMOHits,
+		"amo_misses": s.AMOMisses, "die_switches": s.DieSwitches, "torus_phits": s.TorusPhits,
+		"torus_packets": s.TorusPackets, "bte_max_active": s.BTEMaxActive, "hazards": s.Hazards,
+	}
 }
 
 func (m *machine) newChannel(from int, to *router, phit, flight Time) *channel {
@@ -190,9 +206,11 @@ func (m *machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
 	t.d = d
 	t.region, t.roff = d.Remote.ID, d.RemoteOffset
+	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
 	switch {
 	case d.Type == conduit.AMO:
-		t.kind, t.size, t.npkts = pktAMO, int(d.Width), 1
+		t.kind, t.size, t.npkts, t.unit = pktAMO, int(d.Width), 1, 1
+		t.amo, t.width, t.fetch, t.operand, t.compare = d.AMO, d.Width, d.Fetch, d.Operand, d.Compare
 		t.perPkt = FMAGetPerPacket
 		p.Advance(FMAPost + t.perPkt)
 		t.pending = 1
@@ -206,8 +224,8 @@ func (m *machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		t.perPkt = FMAGetPerPacket
 	}
 	t.size = len(d.Local)
-	t.npkts = (t.size + MaxPacketData - 1) / MaxPacketData
-	t.pending = t.npkts
+	m.split(t)
+	m.hazards.posted(t)
 	if d.Mech == conduit.BTE {
 		t.bte = true
 		p.Advance(BTEPost)
@@ -218,8 +236,23 @@ func (m *machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	// all of them.
 	p.Advance(FMAPost)
 	m.k.At(p.Clock()+t.perPkt, t.src, nicFMAIssue, t)
-	p.Advance(Time(t.npkts) * t.perPkt)
+	p.Advance(Time(packets(t.size)) * t.perPkt)
 	return nil
+}
+
+// split divides a transfer into packets, or, for a relaxed transfer above
+// the coarse threshold, into units of CoarsePackets packets.
+// Ordered transfers always move packet by packet: how their packets
+// interleave with other transfers' at the host decides what the order
+// costs, and a unit would hide that.
+func (m *machine) split(t *txn) {
+	pkts := packets(t.size)
+	t.unit = 1
+	if m.opts.coarseBytes > 0 && t.size > m.opts.coarseBytes && t.order == conduit.OrderRelaxed {
+		t.unit = m.opts.coarsePackets
+	}
+	t.npkts = (pkts + t.unit - 1) / t.unit
+	t.pending = t.npkts
 }
 
 func (m *machine) newTxn(ep *simnet.Endpoint, target int, order conduit.OrderingMode) *txn {
@@ -227,14 +260,17 @@ func (m *machine) newTxn(ep *simnet.Endpoint, target int, order conduit.Ordering
 	dst := m.nics[m.job.NodeOf(target)]
 	t := &txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, order: order, born: ep.Proc().Clock()}
 	switch m.opts.routing {
-	case routeAdaptive:
-		t.adaptive = true
 	case routeDeterministic:
 		t.adaptive = false
-	default:
-		// Strict order needs the packets of a flow in order: hashed
+	case routeByOrder:
+		// Strict order delivered in order by the network too: hashed
 		// deterministic routing (WP 1).
 		t.adaptive = order != conduit.OrderStrict
+	default:
+		// GNI's default delivery mode is adaptive whatever the processor
+		// interface's ordering (gni_pub.h keeps GNI_DLVMODE_* and the PI
+		// ordering flags apart).
+		t.adaptive = true
 	}
 	t.hash = mix64(uint64(src.node)<<32 | uint64(dst.node))
 	return t
@@ -249,8 +285,10 @@ func (m *machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 	}
 	t := m.newTxn(ep, target, ep.Ordering())
 	t.kind, t.msg = pktMsg, msg
+	t.msgData = append(append(make([]byte, 0, msg.Bytes()), msg.Header...), msg.Payload...)
 	t.size = max(1, msg.Bytes())
-	t.npkts = (t.size + MaxPacketData - 1) / MaxPacketData
+	t.unit = 1
+	t.npkts = packets(t.size)
 	t.pending = t.npkts
 	t.perPkt = FMAPutPerPacket
 	p.Advance(SMSGSend)
@@ -260,8 +298,9 @@ func (m *machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 }
 
 // Register holds the node's registration lock (the driver serialises
-// registrations) for RegisterPerPage per page, and a waiting registration
-// pays RegisterHandoff when the lock passes to it (G-REG).
+// registrations) for RegisterCall and RegisterPerPage per page, and a
+// waiting registration pays RegisterHandoff when the lock passes to it
+// (G-REG, G-DYNREG).
 func (m *machine) Register(ep *simnet.Endpoint, bytes int64, deregister bool) error {
 	p := ep.Proc()
 	if err := p.Sync(); err != nil {
@@ -274,7 +313,7 @@ func (m *machine) Register(ep *simnet.Endpoint, bytes int64, deregister bool) er
 	if m.regFree[node] > now {
 		start = m.regFree[node] + RegisterHandoff
 	}
-	done := start + Time(pages)*RegisterPerPage
+	done := start + RegisterCall + Time(pages)*RegisterPerPage
 	m.regFree[node] = done
 	p.Advance(done - now)
 	return p.Sync()
@@ -282,9 +321,9 @@ func (m *machine) Register(ep *simnet.Endpoint, bytes int64, deregister bool) er
 
 // Routing policies.
 const (
-	routeByOrder = iota
-	routeAdaptive
+	routeAdaptive = iota
 	routeDeterministic
+	routeByOrder
 )
 
 type options struct {
@@ -299,6 +338,8 @@ type options struct {
 	faults         []linkFault
 	tracePath      string
 	hazards        string
+	coarseBytes    int
+	coarsePackets  int
 }
 
 type linkFault struct {
@@ -317,16 +358,18 @@ var OptionNames = map[string]string{
 	"mseries":        "build an m-series 2D torus of this many cabinets",
 	"mseries_y":      "the y size of a one-cabinet m-series system: 4, 8 or 12",
 	"y_open":         "true: the y dimension is open (not a ring)",
-	"routing":        "adaptive, deterministic, or by-order (default: deterministic for strict ordering, adaptive otherwise)",
+	"routing":        "adaptive (default), deterministic, or by-order (deterministic for strict ordering, adaptive otherwise)",
 	"hash_address":   "true: deterministic routing hashes the remote address too",
 	"crc_error_rate": "probability that a packet's CRC fails on a link (retried)",
 	"fail":           "failed connections: gemini:dim:dir:conn[:links] separated by ';', e.g. 0:x:+:0 or 0:x:+:1:1",
 	"trace":          "write a Chrome trace-event JSON file of the run here",
+	"coarse_packets": "packets per coarse unit (default 16)",
 	"hazards":        "off, log or fail: report relaxed gets that read around a put to the same bytes",
+	"coarse_bytes":   "relaxed transfers larger than this many bytes move in coarse units (default 65536; 0: always packet by packet)",
 }
 
 func parseOptions(o map[string]string) (options, error) {
-	var opts options
+	opts := options{coarseBytes: DefaultCoarseBytes, coarsePackets: CoarsePackets}
 	for k, v := range o {
 		var err error
 		switch k {
@@ -364,6 +407,16 @@ func parseOptions(o map[string]string) (options, error) {
 			opts.faults, err = parseFaults(v)
 		case "trace":
 			opts.tracePath = v
+		case "coarse_bytes":
+			opts.coarseBytes, err = strconv.Atoi(v)
+			if err == nil && opts.coarseBytes < 0 {
+				err = fmt.Errorf("negative")
+			}
+		case "coarse_packets":
+			opts.coarsePackets, err = strconv.Atoi(v)
+			if err == nil && opts.coarsePackets < 1 {
+				err = fmt.Errorf("less than 1")
+			}
 		case "hazards":
 			if v != "off" && v != "log" && v != "fail" {
 				err = fmt.Errorf("not off, log or fail")

@@ -22,6 +22,8 @@ const (
 	nicBTESend             // a block transfer makes its next packet
 	nicComplete            // a transaction's completion entry is visible
 	nicTimeout             // a transaction's time is up
+	nicRxServe             // the receive pipeline takes its next packet
+	nicTxServe             // the transmit pipeline takes its next packet
 )
 
 // txn is a transaction: the packets of one post or message, which share a
@@ -33,16 +35,27 @@ type txn struct {
 	bte      bool
 	ep, tep  *simnet.Endpoint // source and target PEs
 	src, dst *nic
-	d        *conduit.PostDesc
+	d        *conduit.PostDesc // the runtime's until the transaction completes
 	msg      *simnet.Message
-	order    conduit.OrderingMode
-	adaptive bool
-	hash     uint64
-	region   uint32
-	roff     int64
-	size     int
-	npkts    int
-	perPkt   Time // CPU time per FMA store
+	msgData  []byte // its header and payload
+	// What the target needs after the source has completed (a put is
+	// acknowledged before it is visible).
+	remoteEvent bool
+	remoteData  uint64
+	// An AMO's operation, captured at the post.
+	amo              conduit.AMOOp
+	width            uint8
+	fetch            bool
+	operand, compare uint64
+	order            conduit.OrderingMode
+	adaptive         bool
+	hash             uint64
+	region           uint32
+	roff             int64
+	size             int
+	npkts            int  // packets, or coarse units
+	unit             int  // real packets per unit: 1, or more for a coarse transfer
+	perPkt           Time // CPU time per FMA store (per real packet)
 
 	next       int // next packet to make
 	pending    int // packets whose completion has not come back
@@ -51,6 +64,7 @@ type txn struct {
 	sStarted   bool
 	tStarted   bool
 	timing     bool // a timeout is scheduled
+	alive      Time // its last request sent or response received
 	reads      [BTEReadsOutstanding]Time
 	status     conduit.Status
 	detail     string
@@ -58,10 +72,16 @@ type txn struct {
 	born       Time
 }
 
-// packetBytes is the data of packet i.
+// msgBytes is the part of a message a packet carries.
+func (t *txn) msgBytes(p *packet) []byte {
+	return t.msgData[p.off:min(p.off+int64(p.n), int64(len(t.msgData)))]
+}
+
+// packetBytes is the data of packet (or unit) i.
 func (t *txn) packetBytes(i int) (off, n int) {
-	off = i * MaxPacketData
-	return off, min(MaxPacketData, t.size-off)
+	u := max(t.unit, 1) * MaxPacketData
+	off = i * u
+	return off, min(u, t.size-off)
 }
 
 func (t *txn) fail(s conduit.Status, detail string) {
@@ -78,13 +98,29 @@ type nic struct {
 	host   *host
 	txFree Time
 	rxFree Time
+	// rxBlock[vc]: a write waiting for the HT link holds up the packets of
+	// its virtual channel behind it until then; the other channel's
+	// packets pass (acknowledgements are not stuck behind a backlog of
+	// incoming writes).
+	rxBlock   [2]Time
+	rxQ       [2]pktQueue // arrived packets waiting for the pipeline
+	rxRR      uint8
+	rxPending bool        // an rxServe is scheduled
+	txQ       [2]pktQueue // packets waiting for the transmit pipeline
+	txRR      uint8
+	txPending bool // a txServe is scheduled
 
 	orbUsed int
 	orbWait pktQueue // request packets waiting for an ORB entry
-	parked  []*txn   // block transfers waiting for ORB entries
 
-	bteQ      []*txn
-	bteActive int
+	bteQ      []*txn // waiting for a channel
+	bteActive int    // transfers holding a channel
+	bteRun    []*txn // transfers with packets still to make
+	bteCur    int    // whose turn it is
+	bteBurst  int    // packets made in this turn
+	bteBusy   bool   // the engine's next step is scheduled
+	bteNext   Time   // the engine can make a packet from then
+	bteParked bool   // waiting for an ORB entry
 
 	amoFree  Time
 	amoCache map[amoKey]*amoEntry
@@ -109,6 +145,10 @@ func (n *nic) Fire(code int32, data any) {
 	switch code {
 	case nicRx:
 		n.receive(data.(*packet))
+	case nicRxServe:
+		n.rxServe()
+	case nicTxServe:
+		n.txServe()
 	case nicRxDone:
 		n.handle(data.(*packet))
 	case nicTx:
@@ -119,9 +159,6 @@ func (n *nic) Fire(code int32, data any) {
 		n.commit(data.(*packet))
 	case nicSnapshot:
 		n.snapshot(data.(*packet))
-	case nicReadDone:
-		p := data.(*packet)
-		n.m.k.At(n.host.toNIC(n.m.k.Now(), p.n+HTOverheadBytes), n, nicTx, p)
 	case nicAMO:
 		n.performAMO(data.(*packet))
 	case nicFMAIssue:
@@ -130,11 +167,20 @@ func (n *nic) Fire(code int32, data any) {
 		n.bteQ = append(n.bteQ, data.(*txn))
 		n.bteStart()
 	case nicBTESend:
-		n.bteSend(data.(*txn))
+		n.bteSend()
 	case nicComplete:
 		n.finish(data.(*txn), conduit.StatusOK, "")
 	case nicTimeout:
 		t := data.(*txn)
+		if t.done {
+			return
+		}
+		if due := t.alive + TransactionTimeout; due > n.m.k.Now() {
+			// Still making progress: the time counts from its last sign
+			// of life.
+			n.m.k.At(due, n, nicTimeout, t)
+			return
+		}
 		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v (a lost route?)", t.tep.Rank(), TransactionTimeout))
 	}
 }
@@ -147,17 +193,18 @@ func (n *nic) request(t *txn, i int) *packet {
 	p.src, p.dst, p.dstG = n.node, t.dst.node, t.dst.r.id
 	p.order, p.adaptive, p.hash = t.order, t.adaptive, t.hash
 	p.off, p.n, p.born = int64(off), size, n.m.k.Now()
+	p.cnt = packets(size)
 	switch t.kind {
 	case pktGet:
-		p.phits = getRequestPhits()
+		p.phits = p.cnt * getRequestPhits()
 	case pktAMO:
 		operands := 8
-		if t.d.AMO == conduit.AMOCSwap {
+		if t.amo == conduit.AMOCSwap {
 			operands = 16
 		}
-		p.phits = requestPhits(operands)
+		p.phits, p.cnt = requestPhits(operands), 1
 	default:
-		p.phits = requestPhits(size)
+		p.phits = unitPhits(size, requestPhits)
 	}
 	if n.m.opts.hashAddress {
 		p.hash ^= mix64(uint64(t.roff) + uint64(off))
@@ -165,8 +212,14 @@ func (n *nic) request(t *txn, i int) *packet {
 	return p
 }
 
-// response turns a request packet into its response, headed back.
+// response turns a request packet into its response, headed back; phits
+// is the size of one real response, multiplied for a coarse unit.
 func (n *nic) response(p *packet, kind pktKind, phits int) {
+	if kind == pktData && !p.failed {
+		phits = unitPhits(p.n, dataResponsePhits)
+	} else {
+		phits *= p.cnt
+	}
 	p.kind, p.vc, p.phits = kind, VCResponse, phits
 	p.src, p.dst, p.dstG = n.node, p.t.src.node, p.t.src.r.id
 	p.hops = 0
@@ -178,14 +231,14 @@ func (n *nic) response(p *packet, kind pktKind, phits int) {
 func (n *nic) fmaIssue(t *txn) {
 	now := n.m.k.Now()
 	p := n.request(t, t.next)
-	bytes := 8 + HTOverheadBytes
+	bytes := p.cnt * (8 + HTOverheadBytes)
 	if t.kind == pktPut || t.kind == pktMsg {
-		bytes = p.n + HTOverheadBytes
+		bytes = p.n + p.cnt*HTOverheadBytes
 	}
 	n.m.k.At(n.host.toNIC(now, bytes), n, nicTx, p)
 	t.next++
 	if t.next < t.npkts {
-		n.m.k.At(now+t.perPkt, n, nicFMAIssue, t)
+		n.m.k.At(now+Time(p.cnt)*t.perPkt, n, nicFMAIssue, t)
 	}
 }
 
@@ -195,59 +248,177 @@ func (n *nic) transmit(p *packet) {
 	now := n.m.k.Now()
 	t := p.t
 	if p.kind.isRequest() {
-		if n.orbUsed >= ORBEntries {
+		if n.orbUsed+p.cnt > ORBEntries {
 			n.orbWait.push(p)
 			return
 		}
-		n.orbUsed++
-		t.orbHeld++
+		n.orbUsed += p.cnt
+		t.orbHeld += p.cnt
+		t.alive = now
 		if !t.timing {
 			t.timing = true
 			n.m.k.At(now+TransactionTimeout, n, nicTimeout, t)
 		}
 	}
-	occ := nicCycles(NICPacketCycles)
-	if p.kind.isRequest() && !t.sStarted {
-		t.sStarted = true
-		occ += nicCycles(TransactionCycles)
-	}
-	start := max(now, n.txFree)
-	n.txFree = start + occ
-	n.m.stats.Packets++
-	n.m.traceNIC(n, "tx "+p.kind.String(), start, n.txFree)
-	n.m.k.At(n.txFree+nicCycles(NICLatencyCycles), n, nicInject, p)
-}
-
-// orbRelease frees an entry of t's and lets waiting packets go.
-func (n *nic) orbRelease(t *txn) {
-	if t.orbHeld == 0 {
+	n.txQ[p.vc].push(p)
+	if !n.txPending && now >= n.txFree {
+		n.txServe()
 		return
 	}
-	t.orbHeld--
-	n.orbUsed--
-	if n.orbWait.n > 0 {
-		n.transmit(n.orbWait.pop())
+	n.txKick(now)
+}
+
+// txKick makes sure the transmit pipeline looks at its queues at t or when
+// it is next free.
+func (n *nic) txKick(t Time) {
+	if n.txPending {
+		return
 	}
-	if len(n.parked) > 0 && n.orbUsed < ORBEntries {
-		t := n.parked[0]
-		n.parked = n.parked[1:]
-		n.m.k.At(n.m.k.Now(), n, nicBTESend, t)
+	n.txPending = true
+	n.m.k.At(max(t, n.txFree), n, nicTxServe, nil)
+}
+
+// txServe takes the next packet into the transmit pipeline, alternating
+// between requests and responses (a backlog of requests does not hold up
+// the responses the node owes); a transaction's first request pays for
+// its SSID.
+func (n *nic) txServe() {
+	n.txPending = false
+	now := n.m.k.Now()
+	if now < n.txFree {
+		n.txKick(n.txFree)
+		return
+	}
+	vc := int(n.txRR) % 2
+	if n.txQ[vc].n == 0 {
+		vc = 1 - vc
+	}
+	if n.txQ[vc].n == 0 {
+		return
+	}
+	p := n.txQ[vc].pop()
+	n.txRR = uint8(vc + 1)
+	t := p.t
+	occ := pipelineTime(p)
+	if p.kind.isRequest() && !t.sStarted {
+		t.sStarted = true
+		occ += nicCycles(SSIDCycles)
+	}
+	n.txFree = now + occ
+	n.m.stats.Packets++
+	if n.m.trace != nil {
+		n.m.traceNIC(n, "tx "+p.kind.String(), now, n.txFree)
+	}
+	n.m.k.At(n.txFree+nicCycles(NICLatencyCycles), n, nicInject, p)
+	if n.txQ[0].n+n.txQ[1].n > 0 {
+		n.txKick(n.txFree)
 	}
 }
 
-// receive puts an arriving packet through the receive pipeline; a
-// transaction's first packet at the target pays for its RMT entry.
+// pipelineTime is how long a packet (or coarse unit) occupies the NIC's
+// transmit or receive pipeline: NICPacketCycles for a full 64-byte write
+// (32 phits), less for smaller packets in proportion to their phits, and
+// at least NICMinPacketCycles for each.
+func pipelineTime(p *packet) Time {
+	occ := nicCycles(NICPacketCycles*int64(p.phits)) / Time(requestPhits(MaxPacketData))
+	return max(occ, nicCycles(NICMinPacketCycles*int64(p.cnt)))
+}
+
+// orbRelease frees cnt entries of t's and lets waiting packets go.
+func (n *nic) orbRelease(t *txn, cnt int) {
+	cnt = min(cnt, t.orbHeld)
+	if cnt == 0 {
+		return
+	}
+	t.orbHeld -= cnt
+	n.orbUsed -= cnt
+	for n.orbWait.n > 0 && n.orbUsed+n.orbWait.head.cnt <= ORBEntries {
+		n.transmit(n.orbWait.pop())
+	}
+	if n.bteParked && n.orbUsed < ORBEntries {
+		n.bteParked = false
+		n.bteKick()
+	}
+}
+
+// receive queues an arriving packet for the receive pipeline, by virtual
+// channel: it holds its processor tile's buffer space until the pipeline
+// takes it.
 func (n *nic) receive(p *packet) {
+	n.rxQ[p.vc].push(p)
+	if now := n.m.k.Now(); !n.rxPending && now >= n.rxFree {
+		n.rxServe()
+		return
+	}
+	n.rxKick(n.m.k.Now())
+}
+
+// rxKick makes sure the receive pipeline looks at its queues at t or when
+// it is next free.
+func (n *nic) rxKick(t Time) {
+	if n.rxPending {
+		return
+	}
+	n.rxPending = true
+	n.m.k.At(max(t, n.rxFree), n, nicRxServe, nil)
+}
+
+// rxServe takes the next packet into the receive pipeline, alternating
+// between the virtual channels; a channel whose last write still waits
+// for the HT link is passed over until then. A transaction's first packet
+// at the target pays for its RMT entry.
+func (n *nic) rxServe() {
+	n.rxPending = false
 	now := n.m.k.Now()
-	occ := nicCycles(NICPacketCycles)
+	if now < n.rxFree {
+		n.rxKick(n.rxFree)
+		return
+	}
+	var p *packet
+	wake := Time(-1)
+	for i := range 2 {
+		vc := (int(n.rxRR) + i) % 2
+		if n.rxQ[vc].n == 0 {
+			continue
+		}
+		if n.rxBlock[vc] > now {
+			if wake < 0 || n.rxBlock[vc] < wake {
+				wake = n.rxBlock[vc]
+			}
+			continue
+		}
+		p = n.rxQ[vc].pop()
+		n.rxRR = uint8(vc + 1)
+		break
+	}
+	if p == nil {
+		if wake >= 0 {
+			n.rxKick(wake)
+		}
+		return
+	}
+	if c := p.via; c != nil {
+		p.via = nil
+		c.giveBack(p)
+	}
+	n.rxTake(p, now)
+	n.m.k.At(n.rxFree+nicCycles(NICLatencyCycles), n, nicRxDone, p)
+	if n.rxQ[0].n+n.rxQ[1].n > 0 {
+		n.rxKick(n.rxFree)
+	}
+}
+
+// rxTake occupies the receive pipeline with p from now.
+func (n *nic) rxTake(p *packet, now Time) {
+	occ := pipelineTime(p)
 	if p.kind.isRequest() && !p.t.tStarted {
 		p.t.tStarted = true
-		occ += nicCycles(TransactionCycles)
+		occ += nicCycles(RMTCycles)
 	}
-	start := max(now, n.rxFree)
-	n.rxFree = start + occ
-	n.m.traceNIC(n, "rx "+p.kind.String(), start, n.rxFree)
-	n.m.k.At(n.rxFree+nicCycles(NICLatencyCycles), n, nicRxDone, p)
+	n.rxFree = now + occ
+	if n.m.trace != nil {
+		n.m.traceNIC(n, "rx "+p.kind.String(), now, n.rxFree)
+	}
 }
 
 // handle acts on a received packet.
@@ -256,6 +427,12 @@ func (n *nic) handle(p *packet) {
 	t := p.t
 	switch p.kind {
 	case pktPut, pktMsg:
+		if t.done {
+			// Its source gave up on it (timed out): nothing more of it
+			// is written.
+			n.m.freePacket(p)
+			return
+		}
 		failed := false
 		if p.kind == pktPut {
 			if err := t.tep.CheckMemory(t.region, t.roff+p.off, int64(p.n)); err != nil {
@@ -264,19 +441,25 @@ func (n *nic) handle(p *packet) {
 			}
 		}
 		ack := n.m.newPacket()
-		*ack = packet{t: t, order: t.order, adaptive: t.adaptive, hash: t.hash, failed: failed, born: now}
+		*ack = packet{t: t, order: t.order, adaptive: t.adaptive, hash: t.hash, failed: failed, born: now, cnt: p.cnt}
 		n.response(ack, pktAck, ackPhits(failed))
 		if failed {
 			n.m.freePacket(p)
 			n.transmit(ack)
 			return
 		}
-		// A posted write: the NIC is done with it, and acknowledges it, once
-		// the HT link has taken it; it becomes visible later.
-		taken, visible := n.host.write(now, p.n, n.m.dieOf(t.tep.Rank()), t.order)
-		n.rxFree = max(n.rxFree, taken)
+		// The packet brought its data; the NIC holds it until the write
+		// commits. A posted write: the NIC is done with it, and
+		// acknowledges it, once the HT link has taken it; it becomes
+		// visible later.
+		if p.kind == pktPut {
+			n.m.holdData(p, t.d.Local[p.off:p.off+int64(p.n)])
+		} else {
+			n.m.holdData(p, t.msgBytes(p))
+		}
+		taken, visible := n.host.write(now, p.n, p.cnt, n.m.dieOf(t.tep.Rank()), t.order)
+		n.rxBlock[p.vc] = max(n.rxBlock[p.vc], taken)
 		n.m.k.At(taken, n, nicTx, ack)
-		n.m.hazards.writePending(t, p, taken, visible)
 		n.m.k.At(visible, n, nicCommit, p)
 	case pktGet:
 		if err := t.tep.CheckMemory(t.region, t.roff+p.off, int64(p.n)); err != nil {
@@ -286,30 +469,30 @@ func (n *nic) handle(p *packet) {
 			n.transmit(p)
 			return
 		}
-		snap, done := n.host.read(now, n.m.dieOf(t.tep.Rank()), t.order)
+		snap, done := n.host.read(now, p.cnt, n.m.dieOf(t.tep.Rank()), t.order)
+		p.born = done // when the data leaves for the NIC
 		n.m.k.At(snap, n, nicSnapshot, p)
-		n.m.k.At(done, n, nicReadDone, p)
 	case pktAMO:
 		n.amo(p)
 	case pktAck, pktAMORsp:
-		n.orbRelease(t)
+		n.orbRelease(t, p.cnt)
 		if p.failed {
 			t.fail(conduit.StatusError, "the target rejected the operation")
 		}
-		if p.kind == pktAMORsp && t.d.Fetch && !t.done {
+		if p.kind == pktAMORsp && t.fetch && !t.done {
 			t.d.Result = p.old
 		}
 		n.m.freePacket(p)
 		n.progress(t)
 	case pktData:
-		n.orbRelease(t)
+		n.orbRelease(t, p.cnt)
 		if p.failed || t.done {
 			n.m.freePacket(p)
 			n.progress(t)
 			return
 		}
-		taken, visible := n.host.write(now, p.n, n.m.dieOf(t.ep.Rank()), t.order)
-		n.rxFree = max(n.rxFree, taken)
+		taken, visible := n.host.write(now, p.n, p.cnt, n.m.dieOf(t.ep.Rank()), t.order)
+		n.rxBlock[p.vc] = max(n.rxBlock[p.vc], taken)
 		n.m.k.At(visible, n, nicCommit, p)
 	}
 }
@@ -319,12 +502,20 @@ func (n *nic) handle(p *packet) {
 // the get completes, by which time the response has arrived.
 func (n *nic) snapshot(p *packet) {
 	t := p.t
+	if t.done {
+		// Timed out: the runtime has its descriptor back.
+		n.response(p, pktData, dataResponsePhits(p.n))
+		n.m.k.At(n.host.toNIC(p.born, p.n+p.cnt*HTOverheadBytes), n, nicTx, p)
+		return
+	}
 	dst := t.d.Local[p.off : p.off+int64(p.n)]
 	if err := t.tep.ReadMemory(t.region, t.roff+p.off, dst); err != nil {
 		t.fail(conduit.StatusError, err.Error())
 	}
 	n.m.hazards.read(t, p, n.m.k.Now())
 	n.response(p, pktData, dataResponsePhits(p.n))
+	// The data reaches the HT link when the read completes.
+	n.m.k.At(n.host.toNIC(p.born, p.n+p.cnt*HTOverheadBytes), n, nicTx, p)
 }
 
 // commit acts on a write that has become visible.
@@ -333,7 +524,7 @@ func (n *nic) commit(p *packet) {
 	switch p.kind {
 	case pktPut, pktMsg:
 		if p.kind == pktPut {
-			if err := t.tep.WriteMemory(t.region, t.roff+p.off, t.d.Local[p.off:p.off+int64(p.n)]); err != nil {
+			if err := t.tep.WriteMemory(t.region, t.roff+p.off, p.data); err != nil {
 				t.fail(conduit.StatusError, err.Error())
 			}
 		}
@@ -343,8 +534,8 @@ func (n *nic) commit(p *packet) {
 			switch {
 			case p.kind == pktMsg:
 				t.tep.DeliverMessage(t.msg)
-			case t.d.RemoteEvent:
-				t.tep.RemoteEvent(t.ep.Rank(), t.d.RemoteData)
+			case t.remoteEvent:
+				t.tep.RemoteEvent(t.ep.Rank(), t.remoteData)
 			}
 		}
 		n.m.freePacket(p)
@@ -356,6 +547,7 @@ func (n *nic) commit(p *packet) {
 
 // progress counts a completed packet of t and completes t with its last.
 func (n *nic) progress(t *txn) {
+	t.alive = n.m.k.Now()
 	t.pending--
 	if t.pending > 0 || t.done {
 		return
@@ -365,8 +557,10 @@ func (n *nic) progress(t *txn) {
 		return
 	}
 	// The completion entry is a posted write to the PE's completion queue,
-	// ordered after the transaction's data.
-	_, visible := n.host.write(n.m.k.Now(), CQEntryBytes, n.m.dieOf(t.ep.Rank()), conduit.OrderStrict)
+	// made once the transaction's data is visible, in the transaction's
+	// ordering mode (under strict ordering it keeps its place among the
+	// node's writes like any other).
+	_, visible := n.host.write(n.m.k.Now(), CQEntryBytes, 1, n.m.dieOf(t.ep.Rank()), t.order)
 	n.m.k.At(visible, n, nicComplete, t)
 }
 
@@ -379,14 +573,13 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 	if t.status != conduit.StatusOK {
 		s, detail = t.status, t.detail
 	}
-	for t.orbHeld > 0 {
-		n.orbRelease(t)
-	}
+	n.orbRelease(t, t.orbHeld)
 	if t.bte {
 		n.bteActive--
 		n.bteStart()
 	}
 	n.m.stats.Transactions++
+	n.m.hazards.ended(t)
 	n.m.traceTxn(t, n.m.k.Now())
 	if t.d != nil {
 		t.ep.CompleteLocal(t.d, s, detail)
@@ -400,38 +593,77 @@ func (n *nic) bteStart() {
 		n.bteQ[0] = nil
 		n.bteQ = n.bteQ[1:]
 		n.bteActive++
-		n.m.k.At(n.m.k.Now(), n, nicBTESend, t)
+		n.m.stats.BTEMaxActive = max(n.m.stats.BTEMaxActive, int64(n.bteActive))
+		n.bteRun = append(n.bteRun, t)
 	}
+	n.bteKick()
 }
 
-// bteSend makes a block transfer's next packet: a get request, or a put
-// whose data the engine first reads from local memory, keeping
-// BTEReadsOutstanding reads in flight.
-func (n *nic) bteSend(t *txn) {
-	if t.done || t.next >= t.npkts {
+// bteKick makes sure the block-transfer engine runs if it has work.
+func (n *nic) bteKick() {
+	if n.bteBusy || len(n.bteRun) == 0 {
 		return
 	}
-	if n.orbUsed >= ORBEntries {
-		n.parked = append(n.parked, t)
-		return
-	}
+	n.bteBusy = true
+	n.m.k.At(max(n.m.k.Now(), n.bteNext), n, nicBTESend, nil)
+}
+
+// bteSend is the block-transfer engine making its next packet. It serves
+// the transfers that hold a channel in turn, BTEBurstPackets packets at a
+// time: a get request, or a put whose data it first reads from local
+// memory, keeping at most BTEReadsOutstanding reads in flight for each
+// transfer. A put whose reads are all in flight is passed over until one
+// returns; when every transfer waits so, the engine sleeps until the first
+// read is back.
+func (n *nic) bteSend() {
+	n.bteBusy = false
 	now := n.m.k.Now()
-	p := n.request(t, t.next)
-	slot := t.next % BTEReadsOutstanding
-	t.next++
-	next := now + nicCycles(NICPacketCycles)
-	if t.kind == pktPut {
-		start := max(now, t.reads[slot])
-		_, done := n.host.read(start, n.m.dieOf(t.ep.Rank()), t.order)
-		arrive := n.host.toNIC(done, p.n+HTOverheadBytes)
-		t.reads[slot] = arrive
-		n.m.k.At(arrive, n, nicTx, p)
-		next = max(next, t.reads[t.next%BTEReadsOutstanding])
-	} else {
-		n.transmit(p)
+	wake := Time(-1)
+	for tried := 0; len(n.bteRun) > 0 && tried < len(n.bteRun); {
+		i := n.bteCur % len(n.bteRun)
+		t := n.bteRun[i]
+		if t.done || t.next >= t.npkts {
+			// Every packet made: the transfer keeps its channel until it
+			// completes, but the engine has nothing more to do for it.
+			n.bteRun = append(n.bteRun[:i], n.bteRun[i+1:]...)
+			n.bteBurst = 0
+			continue
+		}
+		slot := t.next % BTEReadsOutstanding
+		if t.kind == pktPut && t.reads[slot] > now {
+			if wake < 0 || t.reads[slot] < wake {
+				wake = t.reads[slot]
+			}
+			n.bteCur++
+			n.bteBurst = 0
+			tried++
+			continue
+		}
+		if n.orbUsed+max(t.unit, 1) > ORBEntries {
+			n.bteParked = true
+			return
+		}
+		p := n.request(t, t.next)
+		t.next++
+		if t.kind == pktPut {
+			_, done := n.host.read(now, p.cnt, n.m.dieOf(t.ep.Rank()), t.order)
+			arrive := n.host.toNIC(done, p.n+p.cnt*HTOverheadBytes)
+			t.reads[slot] = arrive
+			n.m.k.At(arrive, n, nicTx, p)
+		} else {
+			n.transmit(p)
+		}
+		if n.bteBurst++; n.bteBurst >= BTEBurstPackets {
+			n.bteBurst = 0
+			n.bteCur++
+		}
+		n.bteNext = now + nicCycles(NICPacketCycles*int64(p.cnt))
+		n.bteKick()
+		return
 	}
-	if t.next < t.npkts {
-		n.m.k.At(next, n, nicBTESend, t)
+	if wake >= 0 {
+		n.bteNext = max(n.bteNext, wake)
+		n.bteKick()
 	}
 }
 
@@ -441,7 +673,7 @@ func (n *nic) bteSend(t *txn) {
 func (n *nic) amo(p *packet) {
 	now := n.m.k.Now()
 	t := p.t
-	if err := t.tep.CheckMemory(t.region, t.roff, int64(t.d.Width)); err != nil {
+	if err := t.tep.CheckMemory(t.region, t.roff, int64(t.width)); err != nil {
 		t.fail(conduit.StatusError, err.Error())
 		p.failed = true
 		n.response(p, pktAMORsp, ErrorResponsePhits)
@@ -462,7 +694,7 @@ func (n *nic) amo(p *packet) {
 		n.amoN++
 		start = max(start, n.amoFills[slot])
 		n.amoFree = start + nicCycles(AMOMissCycles)
-		_, done := n.host.read(start, n.m.dieOf(t.tep.Rank()), t.order)
+		_, done := n.host.read(start, 1, n.m.dieOf(t.tep.Rank()), t.order)
 		n.amoFills[slot] = done
 		at = max(n.amoFree, done)
 		if len(n.amoCache) >= AMOCacheEntries {
@@ -502,17 +734,16 @@ func lessKey(a, b amoKey) bool {
 // answers.
 func (n *nic) performAMO(p *packet) {
 	t := p.t
-	d := t.d
-	old, err := t.tep.ApplyAMO(t.region, t.roff, d.AMO, d.Width, d.Operand, d.Compare)
+	old, err := t.tep.ApplyAMO(t.region, t.roff, t.amo, t.width, t.operand, t.compare)
 	if err != nil {
 		t.fail(conduit.StatusError, err.Error())
 		p.failed = true
 	}
 	p.old = old
-	n.host.write(n.m.k.Now(), int(d.Width), n.m.dieOf(t.tep.Rank()), t.order)
+	n.host.write(n.m.k.Now(), int(t.width), 1, n.m.dieOf(t.tep.Rank()), t.order)
 	phits := ackPhits(p.failed)
-	if d.Fetch && !p.failed {
-		phits = dataResponsePhits(int(d.Width))
+	if t.fetch && !p.failed {
+		phits = dataResponsePhits(int(t.width))
 	}
 	n.response(p, pktAMORsp, phits)
 	n.transmit(p)

@@ -42,15 +42,18 @@ type packet struct {
 	hash     uint64
 	failed   bool // carries an error status back
 
-	t    *txn  // the transaction it belongs to
-	off  int64 // remote offset of its data (requests), or offset in the transaction (responses)
-	n    int   // data bytes it stands for
-	data []byte
-	old  uint64 // an AMO's old value
+	t    *txn                 // the transaction it belongs to
+	off  int64                // offset of its data in the transaction
+	n    int                  // data bytes it stands for
+	cnt  int                  // real packets it stands for: 1, or more for a coarse unit
+	buf  *[MaxPacketData]byte // a put's data, held from the target NIC to the commit
+	data []byte               // the data held (in buf, or its own for a coarse unit)
+	old  uint64               // an AMO's old value
 
 	hops int
 	born Time
-	next *packet // free list and queues
+	via  *channel // the ejection tile it arrived by, until the NIC takes it
+	next *packet  // free list and queues
 }
 
 func (m *machine) newPacket() *packet {
@@ -64,8 +67,27 @@ func (m *machine) newPacket() *packet {
 }
 
 func (m *machine) freePacket(p *packet) {
+	if p.buf != nil {
+		m.freeBufs = append(m.freeBufs, p.buf)
+	}
 	*p = packet{next: m.freePkts}
 	m.freePkts = p
+}
+
+// holdData gives a put packet a buffer with its data.
+func (m *machine) holdData(p *packet, data []byte) {
+	if len(data) > MaxPacketData {
+		p.data = append([]byte(nil), data...)
+		return
+	}
+	if n := len(m.freeBufs); n > 0 {
+		p.buf = m.freeBufs[n-1]
+		m.freeBufs = m.freeBufs[:n-1]
+	} else {
+		p.buf = new([MaxPacketData]byte)
+	}
+	copy(p.buf[:], data)
+	p.data = p.buf[:len(data)]
 }
 
 // requestPhits is the size of a request packet (G-PHIT; WP 3): a 7-phit
@@ -78,6 +100,20 @@ func getRequestPhits() int { return RequestHeaderPhits + EOPPhits }
 // dataResponsePhits: a response with data: 2-phit header, data, EOP (27
 // phits for 64 bytes).
 func dataResponsePhits(data int) int { return ResponseHeaderPhits + dataPhits(data) + EOPPhits }
+
+// unitPhits is the phits of the real packets carrying n data bytes in a
+// coarse unit, each of up to 64 bytes costing per(bytes).
+func unitPhits(n int, per func(int) int) int {
+	full, rem := n/MaxPacketData, n%MaxPacketData
+	phits := full * per(MaxPacketData)
+	if rem > 0 || n == 0 {
+		phits += per(rem)
+	}
+	return phits
+}
+
+// packets is the number of real packets n data bytes take.
+func packets(n int) int { return max(1, (n+MaxPacketData-1)/MaxPacketData) }
 
 // ackPhits: a put's response, 3 phits on error.
 func ackPhits(failed bool) int {

@@ -109,24 +109,39 @@ var (
 const (
 	// NICPacketCycles: the NIC moves 64 bytes each way every 5 cycles
 	// (G-NIC-BW, WP 6.2): its transmit and receive pipelines each take a
-	// packet every 5 cycles.
+	// full 64-byte write packet every 5 cycles.
 	NICPacketCycles = 5
+	// NICMinPacketCycles is the least a packet occupies a pipeline: a
+	// response or get request without data moves through in one cycle,
+	// others in proportion to their phits (a full 32-phit write taking
+	// NICPacketCycles). Assumed: WP 6.2 gives the rate for full packets
+	// only; charging every packet a full slot would halve symmetric
+	// traffic, whose acknowledgements share the pipelines with the data.
+	NICMinPacketCycles = 1
 	// NICLatencyCycles is a packet's latency through the NIC's transmit or
 	// receive pipeline, beyond its 5-cycle slot. Set from G-LAT-PUT with
 	// the host latencies below.
 	NICLatencyCycles = 30
-	// TransactionCycles is the NIC's cost of starting a transaction
-	// (sequence identification, SSID) at the source and of tracking it
-	// in the receive message table (RMT) at the target: packets of one
-	// transaction share it (WP 2.5). Set from G-MSG-RATE: it limits a
-	// node to about 12.5 M small transactions per second.
-	TransactionCycles = 52
+	// SSIDCycles is the source NIC's cost of starting a transaction
+	// (allocating and initialising its synchronization sequence
+	// identifier, WP 2.5); the packets of one transaction share it. Set
+	// from G-MSG-RATE: it limits a node to about 12.5 M small
+	// transactions per second.
+	SSIDCycles = 52
+	// RMTCycles is the target NIC's cost of a transaction's first packet
+	// (its entry in the receive message table). Assumed small: a target
+	// takes AMOs from many sources at 100 M/s (G-AMO-HIT), so the
+	// per-transaction limit is at the source.
+	RMTCycles = 2
 	// BTEChannels is how many block transfers are active per node at once
 	// (G-BTE-CONC; MOP II); the rest wait in the queue.
 	BTEChannels = 4
 	// BTEReadsOutstanding is how many local reads one block transfer keeps
 	// in flight when it sends (put) data. Assumed.
 	BTEReadsOutstanding = 16
+	// BTEBurstPackets is how many packets the block-transfer engine makes
+	// for one transfer before it turns to the next active one. Assumed.
+	BTEBurstPackets = 1
 	// ORBEntries is how many request packets a NIC keeps outstanding
 	// (output request buffer) awaiting their responses. Gemini's figure is
 	// not published; this is Aries' (A-OUTST), assumed for Gemini.
@@ -143,9 +158,23 @@ const (
 	// AMOFetchesOutstanding is how many AMO cache fills may be in flight.
 	// Assumed.
 	AMOFetchesOutstanding = 16
+	// DefaultCoarseBytes: relaxed transfers larger than this move in coarse
+	// units (see CoarsePackets) unless the coarse_bytes option says
+	// otherwise.
+	DefaultCoarseBytes = 64 << 10
+	// CoarsePackets is how many packets a coarse unit stands for. A unit
+	// is a run of consecutive packets of one transfer: it costs the same
+	// phits, NIC slots, ORB entries and HT bytes as they would, but is one
+	// event at each stage, and it takes one of the parallel resources (a
+	// processor tile, a torus connection) where its packets would have
+	// spread over them; units small enough that several are in flight at
+	// once spread as their packets would. Where this matches the
+	// packet-exact model is tested (TestCoarseMatchesExact).
+	CoarsePackets = 16
 	// TransactionTimeout ends a transaction whose responses never came
-	// (a lost route) with a timeout status. Assumed.
-	TransactionTimeout = 100 * us
+	// (a lost route) with a timeout status. Assumed; long enough that
+	// congestion never trips it.
+	TransactionTimeout = 10 * 1000 * us
 )
 
 // Host interface: HyperTransport 3 (G-HT-FMA, G-HT-BTE; WP 6.2) and the
@@ -171,9 +200,12 @@ const (
 	// LocalWriteLatency and RemoteWriteLatency are the time from the host
 	// bridge issuing a NIC write to its becoming visible in memory and
 	// being acknowledged, on the NIC's die and on another die (one
-	// coherent HT hop). Assumed (Magny-Cours local and one-hop latencies).
-	LocalWriteLatency  = 60 * ns
-	RemoteWriteLatency = 110 * ns
+	// coherent HT hop, with its probes). Set from G-ORD-RATIO, within what
+	// Magny-Cours' local and one-hop latencies allow: an ordered write to
+	// another die than the last waits for the last one's acknowledgement,
+	// so these decide what strict ordering costs many PEs.
+	LocalWriteLatency  = 80 * ns
+	RemoteWriteLatency = 160 * ns
 	// LocalReadLatency and RemoteReadLatency are the time from the host
 	// bridge issuing a NIC read to the data being on its way back. Assumed.
 	LocalReadLatency  = 90 * ns
@@ -209,12 +241,18 @@ const (
 	Wait = 20 * ns
 )
 
-// Memory registration (G-REG; MOP III.B, Figure 6): registration is
-// serialised per node in the driver.
+// Memory registration (G-REG, G-DYNREG; MOP III.B, Figure 6): a
+// registration (or a deregistration) costs a fixed part and a part per
+// page, and is serialised per node in the driver.
 const (
-	// RegisterPerPage is the time to register one 4 KB page alone: 0.9 us
-	// (MOP III.B).
-	RegisterPerPage = 900 * ns
+	// RegisterCall is the fixed part of a registration; with one page's
+	// RegisterPerPage it makes the 0.9 us of registering a single 4 KB
+	// page alone (MOP III.B).
+	RegisterCall = 700 * ns
+	// RegisterPerPage is the part per 4 KB page (pinning it and writing
+	// its translation). Assumed: MOP Figure 6's curves are not in the
+	// text.
+	RegisterPerPage = 200 * ns
 	// RegisterHandoff is the extra time each waiting registration pays
 	// when the driver's lock passes to it. Set from G-REG: 24 concurrent
 	// registrations take about 30 us.

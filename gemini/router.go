@@ -13,12 +13,11 @@ package gemini
 // packet by packet, over every connection of every dimension still to
 // travel, by the load of the outputs.
 
-// Channel event codes; a credit return carries its virtual channel and
-// phits in the code.
-const (
-	chSend   = 0
-	chCredit = 1
-)
+// creditReturn is input-buffer space coming back to a channel at a time.
+type creditReturn struct {
+	at    Time
+	phits int
+}
 
 // channel is one direction of a torus connection, or a processor tile
 // between a NIC and the router.
@@ -28,6 +27,7 @@ type channel struct {
 	from     int     // router sending on it
 	to       *router // router at its far end, or nil
 	eject    bool    // an ejection tile: delivers to the packet's NIC
+	torus    bool    // a torus connection (not a processor tile)
 	dim      Dim
 	dir      Dir
 	phitTime Time
@@ -37,10 +37,15 @@ type channel struct {
 	q        [2]pktQueue
 	busy     Time // sending until then
 	pending  bool // a send attempt is scheduled
-	rr       uint8
-	down     bool // the whole connection has failed
-	lanes    int  // working links of its LinksPerConnection
-	crcRate  float64
+	// returns are the credits on their way back, in time order (a
+	// channel's packets leave in order and each returns its space a fixed
+	// time after its tail arrives, so the times never decrease). They are
+	// counted when the channel looks, not by events of their own.
+	returns [2][]creditReturn
+	rr      uint8
+	down    bool // the whole connection has failed
+	lanes   int  // working links of its LinksPerConnection
+	crcRate float64
 
 	sent, retries int64
 	busyTime      Time
@@ -56,31 +61,46 @@ func (c *channel) load() int {
 	return l
 }
 
-// enqueue puts a packet in the channel's queue and makes sure a send is
-// attempted.
+// enqueue puts a packet in the channel's queue; an idle channel sends it
+// at once.
 func (c *channel) enqueue(p *packet) {
 	c.q[p.vc].push(p)
+	if !c.pending && c.m.k.Now() >= c.busy {
+		c.send()
+		return
+	}
 	c.kick()
 }
 
-func (c *channel) kick() {
+// kick schedules a send attempt when the channel is next free.
+func (c *channel) kick() { c.kickAt(c.busy) }
+
+func (c *channel) kickAt(t Time) {
 	if c.pending {
 		return
 	}
 	c.pending = true
-	c.m.k.At(max(c.m.k.Now(), c.busy), c, chSend, nil)
+	c.m.k.At(max(c.m.k.Now(), t), c, 0, nil)
 }
 
-// Fire handles send attempts and credit returns.
-func (c *channel) Fire(code int32, _ any) {
-	switch code & 0xf {
-	case chSend:
-		c.pending = false
-		c.send()
-	case chCredit:
-		vc := (code >> 4) & 1
-		c.credits[vc] += int(code >> 8)
-		c.kick()
+// Fire is a send attempt.
+func (c *channel) Fire(int32, any) {
+	c.pending = false
+	c.send()
+}
+
+// absorb counts the credits that have come back by now.
+func (c *channel) absorb(vc int) {
+	now := c.m.k.Now()
+	r := c.returns[vc]
+	i := 0
+	for i < len(r) && r[i].at <= now {
+		c.credits[vc] += r[i].phits
+		i++
+	}
+	if i > 0 {
+		n := copy(r, r[i:])
+		c.returns[vc] = r[:n]
 	}
 }
 
@@ -93,20 +113,34 @@ func (c *channel) send() {
 		return
 	}
 	var p *packet
+	wake := Time(-1) // when a credit a waiting packet needs comes back
 	for i := range 2 {
 		vc := (int(c.rr) + i) % 2
 		q := &c.q[vc]
-		if q.n > 0 && (c.infinite || c.credits[vc] >= q.head.phits) {
-			p = q.pop()
-			c.rr = uint8(vc + 1)
-			break
+		if q.n == 0 {
+			continue
 		}
+		if !c.infinite {
+			c.absorb(vc)
+			if c.credits[vc] < creditsFor(q.head) {
+				if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+					wake = r[0].at
+				}
+				continue
+			}
+		}
+		p = q.pop()
+		c.rr = uint8(vc + 1)
+		break
 	}
 	if p == nil {
+		if wake >= 0 {
+			c.kickAt(wake)
+		}
 		return // wait for a credit or a packet
 	}
 	if !c.infinite {
-		c.credits[p.vc] -= p.phits
+		c.credits[p.vc] -= creditsFor(p)
 	}
 	ser := Time(p.phits) * c.phitTime
 	var extra Time // a retried packet arrives this much later
@@ -123,18 +157,32 @@ func (c *channel) send() {
 	c.busyTime += occupy
 	c.sent++
 	c.m.stats.LinkPhits += int64(p.phits)
+	if c.torus {
+		c.m.stats.TorusPhits += int64(p.phits)
+		c.m.stats.TorusPackets += int64(p.cnt)
+	}
 	c.m.traceLink(c, p, now, now+occupy)
 	p.hops++
 	head := now + c.flight + extra
 	tail := head + ser
 	if c.eject {
+		p.via = c
 		c.m.k.At(tail, c.m.nics[p.dst], nicRx, p)
 	} else {
 		c.m.k.At(head+RouterPipeline, c.to, 0, p)
 		if !c.infinite {
-			c.m.k.At(tail+InputStage+c.flight, c, chCredit|int32(p.vc)<<4|int32(p.phits)<<8, nil)
+			c.returns[p.vc] = append(c.returns[p.vc], creditReturn{tail + InputStage + c.flight, creditsFor(p)})
 		}
 	}
+	if c.q[0].n+c.q[1].n > 0 {
+		c.kick()
+	}
+}
+
+// giveBack returns the space p held in the far end's buffer now (an
+// ejection tile's packet taken by its NIC) and lets the channel send.
+func (c *channel) giveBack(p *packet) {
+	c.returns[p.vc] = append(c.returns[p.vc], creditReturn{c.m.k.Now(), creditsFor(p)})
 	if c.q[0].n+c.q[1].n > 0 {
 		c.kick()
 	}
@@ -243,6 +291,11 @@ func (r *router) adaptive(p *packet) *channel {
 	}
 	return best
 }
+
+// creditsFor is the input-buffer space a packet needs to be sent: all of
+// it. A coarse unit is a stream of packets, each of which the far end
+// drains while the next arrives: it holds one packet's space.
+func creditsFor(p *packet) int { return min((p.phits+p.cnt-1)/p.cnt, InputBufferPhits) }
 
 // leastLoaded picks the channel with the least load, the first on ties.
 func leastLoaded(cs []*channel) *channel {

@@ -95,7 +95,14 @@ type Config struct {
 	// Env looks up environment variables; nil means the process
 	// environment.
 	Env func(name string) (string, bool)
+	// Report, when not nil, receives the backend's report of the job once
+	// it has ended (simulated end time, events, model counters); a backend
+	// with nothing to report leaves it zero.
+	Report *Report
 }
+
+// Report is a backend's report of a finished job.
+type Report = conduit.Report
 
 // Limits of the settings.
 const (

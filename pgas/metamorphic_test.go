@@ -1083,10 +1083,16 @@ func TestMetamorphic(t *testing.T) {
 	network.RequireRegistration = pgas.Off
 	reg.Direct = pgas.Off
 	reg.RequireRegistration = pgas.On
+	// The simulated Gemini must give the same results, in each network
+	// ordering mode.
+	gemDefault, gemRelaxed := metatBase, metatBase
+	gemDefault.Conduit, gemRelaxed.Conduit = "gemini", "gemini"
+	gemDefault.PEsPerNode, gemRelaxed.PEsPerNode = 2, 2
+	gemRelaxed.Ordering = pgas.OrderRelaxed
 	for _, c := range []struct {
 		name string
 		cfg  pgas.Config
-	}{{"direct", direct}, {"network", network}, {"registration", reg}} {
+	}{{"direct", direct}, {"network", network}, {"registration", reg}, {"gemini", gemDefault}, {"gemini-relaxed", gemRelaxed}} {
 		t.Run(c.name, func(t *testing.T) {
 			var total metatStats
 			runs := 0

@@ -162,7 +162,7 @@ func (pe *PE) Clock() conduit.Time { return pe.ep.Now() }
 
 // Compute accounts d of computation to this PE. On a simulated backend it
 // advances the PE's clock; on a real one it does nothing, the time having
-// really been spent.
+// really been spent. A d of zero or less does nothing.
 func (pe *PE) Compute(d time.Duration) { pe.ep.Charge(conduit.FromDuration(d)) }
 
 // Poll makes progress: completes finished transfers and runs the handlers

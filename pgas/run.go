@@ -43,7 +43,7 @@ func Run(cfg Config, program func(pe *PE) error) error {
 	if err != nil {
 		return fmt.Errorf("pgas: starting the %s backend: %w", c.Conduit, err)
 	}
-	return job.Run(func(ep conduit.Endpoint) (err error) {
+	err = job.Run(func(ep conduit.Endpoint) (err error) {
 		var pe *PE
 		defer func() {
 			if r := recover(); r != nil {
@@ -62,6 +62,13 @@ func Run(cfg Config, program func(pe *PE) error) error {
 		}
 		return pe.finish()
 	})
+	if cfg.Report != nil {
+		*cfg.Report = conduit.Report{Backend: c.Conduit}
+		if r, ok := job.(conduit.Reporter); ok {
+			*cfg.Report = r.Report()
+		}
+	}
+	return err
 }
 
 // finish completes the PE's communication and serves active messages

@@ -66,6 +66,7 @@ type Kernel struct {
 	rng   *rand.Rand
 
 	procs    []*Proc
+	finished int // procs whose body returned
 	running  *Proc
 	abortErr error
 }

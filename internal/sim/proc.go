@@ -71,6 +71,7 @@ func (p *Proc) Fire(int32, any) {
 	p.k.running = nil
 	if !ok {
 		p.state = procDone
+		p.k.finished++
 		if p.err != nil {
 			p.k.abort(p.id, p.err)
 		}
@@ -89,8 +90,12 @@ func (p *Proc) resume() (v struct{}, ok bool) {
 	return p.next()
 }
 
-// Advance spends d of the PE's CPU time.
-func (p *Proc) Advance(d Time) { p.clock += d }
+// Advance spends d of the PE's CPU time (nothing when d <= 0).
+func (p *Proc) Advance(d Time) {
+	if d > 0 {
+		p.clock += d
+	}
+}
 
 // Sync lets every event before the PE's clock happen, so that what the PE
 // observes next is the state of the machine at its clock. It returns the
@@ -181,6 +186,11 @@ func (k *Kernel) Run() error {
 	for {
 		if k.abortErr != nil {
 			k.unwind()
+			break
+		}
+		if len(k.procs) > 0 && k.finished == len(k.procs) {
+			// Every PE has returned: what is still scheduled (timers of
+			// finished work) can change nothing anyone sees.
 			break
 		}
 		if k.Step() {

@@ -46,10 +46,13 @@ type Endpoint struct {
 	localCQ, remoteCQ []conduit.Event
 
 	inboxes map[int]*inbox // by sender
-	ready   []*Message     // arrived in order, not yet handed out
-	held    []*Message     // handed out by the last PollMessages
-	outSeq  map[int]uint64 // last sequence number sent, by target
-	done    bool
+	// leftover: a poll returned a full burst and left events or messages
+	// queued, so a waiting PE must poll again before it blocks.
+	leftover bool
+	ready    []*Message     // arrived in order, not yet handed out
+	held     []*Message     // handed out by the last PollMessages
+	outSeq   map[int]uint64 // last sequence number sent, by target
+	done     bool
 
 	// Model is the network model's own per-endpoint state.
 	Model any
@@ -197,6 +200,9 @@ func (e *Endpoint) pollCQ(q *[]conduit.Event, evs []conduit.Event) int {
 	rest := copy(*q, (*q)[n:])
 	clear((*q)[rest:])
 	*q = (*q)[:rest]
+	if rest > 0 {
+		e.leftover = true
+	}
 	return n
 }
 
@@ -267,12 +273,19 @@ func (e *Endpoint) PollMessages(msgs []conduit.Message) int {
 	rest := copy(e.ready, e.ready[n:])
 	clear(e.ready[rest:])
 	e.ready = e.ready[:rest]
+	if rest > 0 {
+		e.leftover = true
+	}
 	e.proc.Advance(Time(n) * e.job.costs.PerMessage)
 	return n
 }
 
-func (e *Endpoint) Now() conduit.Time     { return e.proc.Clock() }
-func (e *Endpoint) Charge(d conduit.Time) { e.proc.Advance(d) }
+func (e *Endpoint) Now() conduit.Time { return e.proc.Clock() }
+func (e *Endpoint) Charge(d conduit.Time) {
+	if d > 0 {
+		e.proc.Advance(d)
+	}
+}
 
 // WaitFor polls w, blocking the PE between unproductive polls until the
 // model wakes it.
@@ -290,6 +303,12 @@ func (e *Endpoint) WaitFor(what string, w conduit.Waiter) error {
 			return err
 		}
 		e.proc.Advance(e.job.costs.Wait)
+		if e.leftover {
+			// The last poll took a burst and left the rest: poll again
+			// rather than wait for news that already came.
+			e.leftover = false
+			continue
+		}
 		if err := e.proc.Block(what); err != nil {
 			return err
 		}

@@ -104,3 +104,13 @@ func newSegment(n int64) []byte {
 	words := make([]uint64, n/8)
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
 }
+
+// Report tells of the finished job: its end in simulated time, the events
+// it took, and the network's counters.
+func (j *Job) Report() conduit.Report {
+	r := conduit.Report{Backend: j.name, Simulated: true, End: conduit.Time(j.K.Now()), Events: j.K.Events()}
+	if c, ok := j.Net.(Counter); ok {
+		r.Counters = c.Counters()
+	}
+	return r
+}

@@ -52,6 +52,12 @@ type Network interface {
 	Finish(j *Job, err error) error
 }
 
+// Counter is implemented by a Network that keeps counters of its own, for
+// the job's conduit.Report.
+type Counter interface {
+	Counters() map[string]int64
+}
+
 // Tracer receives spans of PE activity, for a trace of the run.
 type Tracer interface {
 	PESpan(rank int, name string, start, end Time)

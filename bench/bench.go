@@ -1,0 +1,400 @@
+// Package bench holds gopgas's microbenchmarks: OSU-style latency,
+// bandwidth, message-rate, atomic and collective benchmarks, and the
+// bidirectional multi-pair benchmark of the message-ordering paper
+// (reference/gemini-message-ordering-paper.txt, Figure 2). Each runs a
+// pgas job on any backend and returns one Point per message size; on a
+// simulated backend the times are simulated, on the shared-memory one
+// they are wall-clock (Result.TimeBase says which).
+//
+// The command bench/cmd/pgasbench prints the results in the OSU
+// Micro-Benchmarks' formats; package calibration runs them under the
+// conditions of the calibration sheet's rows.
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// Mechanism chooses how transfers move.
+type Mechanism uint8
+
+const (
+	// Auto lets the runtime choose by size (its FMA/RDMA cutover).
+	Auto Mechanism = iota
+	// FMA sends every transfer by fast memory access.
+	FMA
+	// BTE sends every transfer of more than one byte by the block-transfer
+	// engine (RDMA).
+	BTE
+)
+
+func (m Mechanism) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case FMA:
+		return "fma"
+	case BTE:
+		return "bte"
+	}
+	return fmt.Sprintf("Mechanism(%d)", uint8(m))
+}
+
+// ParseMechanism parses "auto", "fma" or "bte" (also "rdma", "block").
+func ParseMechanism(s string) (Mechanism, error) {
+	switch strings.ToLower(s) {
+	case "auto", "":
+		return Auto, nil
+	case "fma":
+		return FMA, nil
+	case "bte", "rdma", "block":
+		return BTE, nil
+	}
+	return Auto, fmt.Errorf("bench: mechanism %q: not auto, fma or bte", s)
+}
+
+// Setup is what a benchmark runs on. Zero fields take the defaults noted.
+type Setup struct {
+	// Config is the base job configuration: backend, ordering, runtime
+	// settings, backend options, seed. Its PEs and PEsPerNode are set from
+	// Nodes and PPN, and its SegmentBytes is raised to what the benchmark
+	// needs.
+	Config pgas.Config
+	// Nodes is the number of nodes; 0 means the benchmark's own default
+	// (2 for the point-to-point ones).
+	Nodes int
+	// PPN is the number of PEs per node; 0 means the benchmark's default
+	// (1 for the point-to-point ones).
+	PPN int
+	// Mechanism chooses FMA, block transfer or automatic by size.
+	Mechanism Mechanism
+	// Window is the number of operations in flight per PE in the
+	// bandwidth and rate benchmarks; 0 means 64.
+	Window int
+	// Iterations and Warmup override the OSU defaults for every size when
+	// positive.
+	Iterations, Warmup int
+	// Unregistered puts the bandwidth benchmarks' local buffers in
+	// ordinary memory outside the segment, so that the runtime bounces
+	// small transfers and registers large ones for each transfer
+	// (G-BOUNCE, G-DYNREG); by default they lie in the registered segment.
+	Unregistered bool
+	// Percentiles asks for P50/P90/P99 of the per-iteration figures.
+	Percentiles bool
+	// Progress, when not nil, is called after each size is measured.
+	Progress func(done, total int)
+}
+
+// DefaultWindow is the window of the bandwidth benchmarks (OSU's -W).
+const DefaultWindow = 64
+
+// OSU's iteration counts: bandwidth 100 (warm-up 10), above LargeSize 20
+// (2); latency 10000 (100), above LargeSize 1000 (10).
+const (
+	LargeSize          = 8192
+	bwIters, bwSkip    = 100, 10
+	bwItersL, bwSkipL  = 20, 2
+	latIters, latSkip  = 10000, 100
+	latItersL, latSkiL = 1000, 10
+)
+
+// iterations is the number of timed iterations and of warm-up ones for a
+// size: the Setup's if it sets them, else OSU's.
+func (s Setup) iterations(size int, latency bool) (iters, skip int) {
+	switch {
+	case latency && size > LargeSize:
+		iters, skip = latItersL, latSkiL
+	case latency:
+		iters, skip = latIters, latSkip
+	case size > LargeSize:
+		iters, skip = bwItersL, bwSkipL
+	default:
+		iters, skip = bwIters, bwSkip
+	}
+	if s.Iterations > 0 {
+		iters = s.Iterations
+	}
+	if s.Warmup > 0 {
+		skip = s.Warmup
+	}
+	return iters, skip
+}
+
+func (s Setup) window() int {
+	if s.Window > 0 {
+		return s.Window
+	}
+	return DefaultWindow
+}
+
+// Point is one message size's figures.
+type Point struct {
+	// Size is the message size in bytes.
+	Size int
+	// Value is the benchmark's figure in its Result's unit.
+	Value float64
+	// Rate is operations (messages) per second, for the benchmarks that
+	// count them; 0 otherwise.
+	Rate float64
+	// P50, P90 and P99 are percentiles of the per-iteration figures, when
+	// Setup.Percentiles asked for them.
+	P50, P90, P99 float64
+}
+
+// Result is one benchmark run.
+type Result struct {
+	// Benchmark is the benchmark's name (as the CLI's subcommand).
+	Benchmark string
+	// Title is the OSU-style title.
+	Title string
+	// Unit is the unit of Point.Value: "us", "MB/s", "Mops/s".
+	Unit string
+	// Column is the name of the value column ("Latency (us)").
+	Column string
+	// Conduit, Nodes, PPN, Ordering and Mechanism are what ran.
+	Conduit   string
+	Nodes     int
+	PPN       int
+	Ordering  pgas.Ordering
+	Mechanism Mechanism
+	Window    int
+	// Simulated: the times are simulated, not wall-clock.
+	Simulated bool
+	// Report is the backend's report of the job (simulated end time,
+	// events, model counters).
+	Report pgas.Report
+	// Points are the figures by size.
+	Points []Point
+}
+
+// TimeBase says how the result was timed.
+func (r *Result) TimeBase() string {
+	if r.Simulated {
+		return "simulated time"
+	}
+	return "wall-clock time"
+}
+
+// Sizes are the sizes from lo to hi doubling (lo 0 gives 0, 1, 2, 4, ...).
+func Sizes(lo, hi int) []int {
+	var out []int
+	if lo <= 0 {
+		out = append(out, 0)
+		lo = 1
+	}
+	for s := lo; s <= hi && s > 0; s *= 2 {
+		out = append(out, s)
+	}
+	return out
+}
+
+// ErrBadSetup wraps the errors of setups a benchmark cannot run.
+var ErrBadSetup = errors.New("bench: bad setup")
+
+// job describes a benchmark's job for run.
+type job struct {
+	name, title, unit, column string
+	nodes, ppn                int  // defaults
+	minPEs                    int  // at least
+	even                      bool // an even number of PEs
+	sizes                     []int
+	segment                   int64 // bytes per PE beyond the reserved part
+}
+
+// config resolves the job's configuration.
+func (s Setup) config(j *job) (pgas.Config, *Result, error) {
+	nodes, ppn := s.Nodes, s.PPN
+	if nodes <= 0 {
+		nodes = j.nodes
+	}
+	if ppn <= 0 {
+		ppn = j.ppn
+	}
+	pes := nodes * ppn
+	if pes < j.minPEs {
+		return pgas.Config{}, nil, fmt.Errorf("%w: %s needs at least %d PEs; %d nodes x %d PEs per node is %d", ErrBadSetup, j.name, j.minPEs, nodes, ppn, pes)
+	}
+	if j.even && pes%2 != 0 {
+		return pgas.Config{}, nil, fmt.Errorf("%w: %s pairs PEs; %d nodes x %d PEs per node is %d, odd", ErrBadSetup, j.name, nodes, ppn, pes)
+	}
+	for _, sz := range j.sizes {
+		if sz < 0 {
+			return pgas.Config{}, nil, fmt.Errorf("%w: %s: message size %d", ErrBadSetup, j.name, sz)
+		}
+	}
+	if s.Window < 0 || s.Iterations < 0 || s.Warmup < 0 {
+		return pgas.Config{}, nil, fmt.Errorf("%w: %s: window %d, iterations %d, warm-up %d", ErrBadSetup, j.name, s.Window, s.Iterations, s.Warmup)
+	}
+	cfg := s.Config
+	cfg.PEs, cfg.PEsPerNode = pes, ppn
+	switch s.Mechanism {
+	case FMA:
+		cfg.FMARDMACutover = 1 << 30
+	case BTE:
+		cfg.FMARDMACutover = 1
+	}
+	need := pgas.ReservedBytes + j.segment + 1<<20
+	cfg.SegmentBytes = max(cfg.SegmentBytes, need)
+	r := &Result{Benchmark: j.name, Title: j.title, Unit: j.unit, Column: j.column,
+		Nodes: nodes, PPN: ppn, Mechanism: s.Mechanism, Window: s.window()}
+	return cfg, r, nil
+}
+
+// run runs program on the job and fills in what the job tells of itself.
+func (s Setup) run(j *job, program func(pe *pgas.PE, r *Result) error) (*Result, error) {
+	cfg, r, err := s.config(j)
+	if err != nil {
+		return nil, err
+	}
+	var rep pgas.Report
+	cfg.Report = &rep
+	err = pgas.Run(cfg, func(pe *pgas.PE) error {
+		if pe.Rank() == 0 {
+			r.Conduit, r.Ordering, r.Simulated = pe.Conduit(), pe.Ordering(), pe.Simulated()
+		}
+		return program(pe, r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", j.name, err)
+	}
+	r.Report = rep
+	return r, nil
+}
+
+// progress reports that i+1 of n sizes are done, from rank 0.
+func (s Setup) progress(pe *pgas.PE, i, n int) {
+	if s.Progress != nil && pe.Rank() == 0 {
+		s.Progress(i+1, n)
+	}
+}
+
+// percentiles sets p's P50, P90 and P99 from samples (sorted in place).
+func percentiles(p *Point, samples []float64) {
+	if len(samples) == 0 {
+		return
+	}
+	slices.Sort(samples)
+	at := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(samples)))) - 1
+		return samples[max(0, min(i, len(samples)-1))]
+	}
+	p.P50, p.P90, p.P99 = at(0.50), at(0.90), at(0.99)
+}
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// mbps is bytes over d in MB/s (1e6 bytes per second, as OSU).
+func mbps(bytes float64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return bytes / d.Seconds() / 1e6
+}
+
+// slotBytes bounds the memory a window of distinct slots takes: beyond it
+// the slots wrap.
+const slotBytes = 64 << 20
+
+// slots is how many distinct slots of size bytes a window uses.
+func slots(window, size int) int {
+	if size == 0 {
+		return window
+	}
+	return max(1, min(window, slotBytes/size))
+}
+
+// maxSize is the largest of sizes.
+func maxSize(sizes []int) int {
+	m := 0
+	for _, s := range sizes {
+		m = max(m, s)
+	}
+	return m
+}
+
+// areas allocates two symmetric areas of n bytes (at least 8) and returns
+// their offsets and the local buffer to move data from or into: the first
+// area, or ordinary memory when the setup asks for unregistered buffers.
+func (s Setup) areas(pe *pgas.PE, n int64) (src, dst int64, local []byte, err error) {
+	if src, err = pe.Alloc(max(n, 8), 64); err != nil {
+		return
+	}
+	if dst, err = pe.Alloc(max(n, 8), 64); err != nil {
+		return
+	}
+	if s.Unregistered {
+		return src, dst, make([]byte, n), nil
+	}
+	local, err = pe.Local(src, n)
+	return
+}
+
+// timed runs f iters+skip times on one PE and returns the mean time of the
+// last iters runs, and their times when keep is set, in microseconds,
+// divided by div (2 for half a round trip).
+func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, f func() error) (mean float64, samples []float64, err error) {
+	var start time.Duration
+	for k := range iters + skip {
+		if k == skip {
+			start = pe.Now()
+		}
+		t0 := pe.Now()
+		if err := f(); err != nil {
+			return 0, nil, err
+		}
+		if keep && k >= skip {
+			samples = append(samples, us(pe.Now()-t0)/div)
+		}
+	}
+	return us(pe.Now()-start) / float64(iters) / div, samples, nil
+}
+
+// together runs body iters+skip times on every PE, the active ones
+// calling it, with a barrier before the first and before the first timed
+// iteration, and returns when the timed iterations started on this PE.
+func together(pe *pgas.PE, iters, skip int, active bool, body func() error) (time.Duration, error) {
+	var start time.Duration
+	for k := range iters + skip {
+		if k == skip || k == 0 {
+			if err := pe.Barrier(); err != nil {
+				return 0, err
+			}
+			start = pe.Now()
+		}
+		if !active {
+			continue
+		}
+		if err := body(); err != nil {
+			return 0, err
+		}
+	}
+	return start, nil
+}
+
+// window posts len(hs) non-blocking puts (or gets) of size bytes between
+// slots of local and of the target's segment at dst (slot x at x mod
+// slots), and waits for them all.
+func window(pe *pgas.PE, put bool, target int, dst int64, local []byte, size, slots int, hs []pgas.Handle) error {
+	var err error
+	for x := range hs {
+		off := int64(x%slots) * int64(size)
+		b := local[off : off+int64(size)]
+		if put {
+			hs[x], err = pe.PutNB(target, dst+off, b)
+		} else {
+			hs[x], err = pe.GetNB(target, dst+off, b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return pgas.WaitAll(hs...)
+}

@@ -1,0 +1,141 @@
+package bench_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/pgas"
+)
+
+func TestSizes(t *testing.T) {
+	assert.Equal(t, []int{0, 1, 2, 4, 8}, bench.Sizes(0, 8))
+	assert.Equal(t, []int{1024, 2048, 4096}, bench.Sizes(1024, 5000))
+	assert.Equal(t, []int{1}, bench.Sizes(1, 1))
+	assert.Empty(t, bench.Sizes(16, 8))
+}
+
+func TestParseMechanism(t *testing.T) {
+	for in, want := range map[string]bench.Mechanism{"auto": bench.Auto, "": bench.Auto, "FMA": bench.FMA, "bte": bench.BTE, "rdma": bench.BTE} {
+		got, err := bench.ParseMechanism(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	_, err := bench.ParseMechanism("dma")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"dma"`)
+}
+
+func TestBadSetups(t *testing.T) {
+	tiny := bench.Setup{Config: pgas.Config{Conduit: "smp"}, Iterations: 1, Warmup: 1}
+	odd := tiny
+	odd.Nodes, odd.PPN = 1, 3
+	_, err := bench.OrderingBW(odd, []int{8}, bench.Get)
+	require.ErrorIs(t, err, bench.ErrBadSetup)
+	assert.Contains(t, err.Error(), "odd")
+
+	one := tiny
+	one.Nodes, one.PPN = 1, 1
+	_, err = bench.PutBW(one, []int{8})
+	require.ErrorIs(t, err, bench.ErrBadSetup)
+
+	neg := tiny
+	neg.Window = -1
+	_, err = bench.GetBW(neg, []int{8})
+	require.ErrorIs(t, err, bench.ErrBadSetup)
+
+	_, err = bench.PutLatency(tiny, []int{-8})
+	require.ErrorIs(t, err, bench.ErrBadSetup)
+
+	_, err = bench.ManyToOne(tiny, 0)
+	require.ErrorIs(t, err, bench.ErrBadSetup)
+
+	_, _, err = bench.Atomics(tiny, "no such operation")
+	require.ErrorIs(t, err, bench.ErrBadSetup)
+	require.False(t, errors.Is(err, pgas.ErrArgument))
+}
+
+// Every benchmark runs on the real and the simulated backend and gives a
+// positive figure for every size; on the simulated one it says so.
+func TestBenchmarksRun(t *testing.T) {
+	for _, conduit := range []string{"smp", "gemini"} {
+		t.Run(conduit, func(t *testing.T) {
+			s := bench.Setup{Config: pgas.Config{Conduit: conduit}, Iterations: 3, Warmup: 1, Window: 4, Percentiles: true}
+			sizes := []int{8, 4096}
+			check := func(r *bench.Result, err error, n int) {
+				t.Helper()
+				require.NoError(t, err)
+				require.Len(t, r.Points, n, r.Benchmark)
+				for _, p := range r.Points {
+					assert.Positive(t, p.Value, "%s size %d", r.Benchmark, p.Size)
+				}
+				assert.Equal(t, conduit, r.Conduit)
+				assert.Equal(t, conduit != "smp", r.Simulated)
+				if r.Simulated {
+					assert.Equal(t, "simulated time", r.TimeBase())
+					assert.Positive(t, r.Report.Events)
+				}
+			}
+			r, err := bench.Latency(s, []int{0, 8, 8192})
+			check(r, err, 3)
+			assert.Positive(t, r.Points[0].P50)
+			r, err = bench.PutLatency(s, sizes)
+			check(r, err, 2)
+			r, err = bench.GetLatency(s, sizes)
+			check(r, err, 2)
+			r, err = bench.PutBW(s, sizes)
+			check(r, err, 2)
+			assert.Positive(t, r.Points[0].Rate)
+			r, err = bench.GetBW(s, sizes)
+			check(r, err, 2)
+			r, err = bench.BiBW(s, sizes)
+			check(r, err, 2)
+			r, err = bench.AMBW(s, []int{8, 8192})
+			check(r, err, 2)
+			m := s
+			m.PPN = 2
+			r, err = bench.MBWMR(m, sizes)
+			check(r, err, 2)
+			o := s
+			o.Nodes, o.PPN, o.Window = 2, 2, 0
+			r, err = bench.OrderingBW(o, sizes, bench.Put)
+			check(r, err, 2)
+			assert.Equal(t, 1, r.Window, "the ordering benchmark's default window")
+			rows, _, err := bench.Atomics(s, "add int64")
+			require.NoError(t, err)
+			require.Len(t, rows, 2) // add and fadd
+			for _, row := range rows {
+				assert.Positive(t, row.Rate, row.Name)
+				assert.Positive(t, row.Latency, row.Name)
+			}
+			mo := s
+			mo.Nodes, mo.PPN = 2, 2
+			r, err = bench.ManyToOne(mo, 16)
+			check(r, err, 1)
+			for _, c := range []bench.Collective{bench.Barrier, bench.Broadcast, bench.Allreduce, bench.Alltoall} {
+				r, err = bench.Collectives(mo, c, []int{8, 64})
+				n := 2
+				if c == bench.Barrier {
+					n = 1
+				}
+				check(r, err, n)
+			}
+		})
+	}
+}
+
+// On the simulated backend the figures follow the model: a bandwidth
+// benchmark is deterministic, and more data moves in more time.
+func TestSimulatedBenchmarksAreDeterministic(t *testing.T) {
+	s := bench.Setup{Config: pgas.Config{Conduit: "gemini", Seed: 7}, Iterations: 3, Warmup: 1, Window: 8}
+	a, err := bench.PutBW(s, []int{1024, 65536})
+	require.NoError(t, err)
+	b, err := bench.PutBW(s, []int{1024, 65536})
+	require.NoError(t, err)
+	assert.Equal(t, a.Points, b.Points)
+	assert.Equal(t, a.Report, b.Report)
+	assert.Greater(t, a.Points[1].Value, a.Points[0].Value, "64 KiB puts move more bytes per second than 1 KiB ones")
+}

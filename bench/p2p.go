@@ -1,0 +1,276 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gopgas/gopgas/am"
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// The point-to-point benchmarks run between rank 0 and rank n/2 (on two
+// nodes by default: ranks 0 and 1, one PE per node); other PEs only join
+// the barriers.
+
+func peerOf(pe *pgas.PE) int { return pe.Size() / 2 }
+
+func p2pJob(name, title, unit, column string, sizes []int, segment int64) *job {
+	return &job{name: name, title: title, unit: unit, column: column, nodes: 2, ppn: 1, minPEs: 2, sizes: sizes, segment: segment}
+}
+
+// Latency is the active-message ping-pong: rank 0 sends a request with a
+// payload of the size (Short for 0 bytes, Medium up to the largest Medium,
+// Long beyond), whose handler replies with as much; the figure is half the
+// round trip, in microseconds (OSU's osu_latency on active messages).
+func Latency(s Setup, sizes []int) (*Result, error) {
+	hi := int64(maxSize(sizes))
+	j := p2pJob("latency", "OSU-style Active Message Latency Test", "us", "Latency (us)", sizes, 2*hi)
+	return s.run(j, func(pe *pgas.PE, r *Result) error {
+		_, land, payload, err := Setup{}.areas(pe, hi)
+		if err != nil {
+			return err
+		}
+		ep := pe.AM()
+		replies := 0
+		pong, err := ep.Register("bench.pong", func(m *am.Message) error { replies++; return nil })
+		if err != nil {
+			return err
+		}
+		ping, err := ep.Register("bench.ping", func(m *am.Message) error {
+			return reply(m, pong, payload[:m.Args[0]], land)
+		})
+		if err != nil {
+			return err
+		}
+		peer := peerOf(pe)
+		return s.latencySweep(pe, r, sizes, 2, func(size int) error {
+			want := replies + 1
+			if err := request(ep, peer, ping, payload[:size], land, ep.MaxMedium()); err != nil {
+				return err
+			}
+			return pe.WaitUntil("the pong", func() bool { return replies >= want })
+		})
+	})
+}
+
+// request sends payload to target's handler h: Short when empty, Medium
+// when it fits, Long to offset land otherwise. The first argument is the
+// payload's size.
+func request(ep *am.Endpoint, target int, h am.Index, payload []byte, land int64, maxMedium int) error {
+	n := int32(len(payload))
+	switch {
+	case n == 0:
+		return ep.RequestShort(target, h, n)
+	case int(n) <= maxMedium:
+		return ep.RequestMedium(target, h, payload, n)
+	default:
+		return ep.RequestLong(target, h, payload, land, n)
+	}
+}
+
+// reply answers m with payload the same way.
+func reply(m *am.Message, h am.Index, payload []byte, land int64) error {
+	switch {
+	case len(payload) == 0:
+		return m.ReplyShort(h)
+	case m.Category() != am.Long:
+		return m.ReplyMedium(h, payload)
+	default:
+		return m.ReplyLong(h, payload, land)
+	}
+}
+
+// PutLatency is the time of a blocking put (the data delivered at the
+// target) from rank 0 to its peer, in microseconds.
+func PutLatency(s Setup, sizes []int) (*Result, error) {
+	return rmaLatency(s, sizes, true)
+}
+
+// GetLatency is the time of a blocking get, in microseconds.
+func GetLatency(s Setup, sizes []int) (*Result, error) {
+	return rmaLatency(s, sizes, false)
+}
+
+func rmaLatency(s Setup, sizes []int, put bool) (*Result, error) {
+	hi := int64(maxSize(sizes))
+	name, title := "put_latency", "OSU-style Put Latency Test"
+	if !put {
+		name, title = "get_latency", "OSU-style Get Latency Test"
+	}
+	j := p2pJob(name, title, "us", "Latency (us)", sizes, 2*hi)
+	return s.run(j, func(pe *pgas.PE, r *Result) error {
+		_, dst, local, err := Setup{}.areas(pe, hi)
+		if err != nil {
+			return err
+		}
+		peer := peerOf(pe)
+		return s.latencySweep(pe, r, sizes, 1, func(size int) error {
+			if put {
+				return pe.Put(peer, dst, local[:size])
+			}
+			return pe.Get(peer, dst, local[:size])
+		})
+	})
+}
+
+// latencySweep times op for every size on rank 0, the other PEs waiting
+// at the barriers between sizes, and adds a point per size (the mean time
+// divided by div).
+func (s Setup) latencySweep(pe *pgas.PE, r *Result, sizes []int, div float64, op func(size int) error) error {
+	for i, size := range sizes {
+		iters, skip := s.iterations(size, true)
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			mean, samples, err := timed(pe, iters, skip, s.Percentiles, div, func() error { return op(size) })
+			if err != nil {
+				return err
+			}
+			p := Point{Size: size, Value: mean}
+			percentiles(&p, samples)
+			r.Points = append(r.Points, p)
+		}
+		s.progress(pe, i, len(sizes))
+	}
+	return pe.Barrier()
+}
+
+// PutBW is the bandwidth of windows of non-blocking puts from rank 0 to
+// distinct slots of its peer, each window then waited for, in MB/s; Rate
+// is puts per second.
+func PutBW(s Setup, sizes []int) (*Result, error) {
+	return rmaBW(s, sizes, "put_bw", "OSU-style Put Bandwidth Test", true, false)
+}
+
+// GetBW is PutBW with gets.
+func GetBW(s Setup, sizes []int) (*Result, error) {
+	return rmaBW(s, sizes, "get_bw", "OSU-style Get Bandwidth Test", false, false)
+}
+
+// BiBW is PutBW in both directions at once: rank 0 and its peer put to
+// each other; the figure is the total.
+func BiBW(s Setup, sizes []int) (*Result, error) {
+	return rmaBW(s, sizes, "bibw", "OSU-style Bidirectional Put Bandwidth Test", true, true)
+}
+
+func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, error) {
+	hi := maxSize(sizes)
+	w := s.window()
+	area := int64(slots(w, hi) * max(hi, 1))
+	j := p2pJob(name, title, "MB/s", "Bandwidth (MB/s)", sizes, 2*area)
+	return s.run(j, func(pe *pgas.PE, r *Result) error {
+		_, dst, local, err := s.areas(pe, area)
+		if err != nil {
+			return err
+		}
+		peer := peerOf(pe)
+		active := pe.Rank() == 0 || (both && pe.Rank() == peer)
+		target := peer
+		if pe.Rank() == peer {
+			target = 0
+		}
+		hs := make([]pgas.Handle, w)
+		for i, size := range sizes {
+			iters, skip := s.iterations(size, false)
+			ns := slots(w, size)
+			var samples []float64
+			k := 0
+			start, err := together(pe, iters, skip, active, func() error {
+				t0 := pe.Now()
+				if err := window(pe, put, target, dst, local, size, ns, hs); err != nil {
+					return err
+				}
+				if k++; s.Percentiles && k > skip {
+					samples = append(samples, mbps(float64(size*w), pe.Now()-t0))
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			if pe.Rank() == 0 {
+				bytes := float64(size) * float64(w) * float64(iters)
+				ops := float64(w) * float64(iters)
+				if both {
+					bytes, ops = 2*bytes, 2*ops
+				}
+				d := pe.Now() - start
+				p := Point{Size: size, Value: mbps(bytes, d), Rate: ops / d.Seconds()}
+				percentiles(&p, samples)
+				r.Points = append(r.Points, p)
+			}
+			s.progress(pe, i, len(sizes))
+		}
+		return nil
+	})
+}
+
+// AMBW is the bandwidth of windows of active-message requests (Medium up
+// to the largest Medium, Long beyond) from rank 0 to its peer; the
+// request completing a window is answered by a Short reply that rank 0
+// waits for. MB/s; Rate is messages per second.
+func AMBW(s Setup, sizes []int) (*Result, error) {
+	hi := int64(maxSize(sizes))
+	j := p2pJob("am_bw", "OSU-style Active Message Bandwidth Test", "MB/s", "Bandwidth (MB/s)", sizes, 2*hi)
+	w := s.window()
+	return s.run(j, func(pe *pgas.PE, r *Result) error {
+		_, land, payload, err := Setup{}.areas(pe, hi)
+		if err != nil {
+			return err
+		}
+		ep := pe.AM()
+		acks, got := 0, 0
+		ack, err := ep.Register("bench.ack", func(m *am.Message) error { acks++; return nil })
+		if err != nil {
+			return err
+		}
+		sink, err := ep.Register("bench.sink", func(m *am.Message) error {
+			if got++; got%w == 0 {
+				return m.ReplyShort(ack)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		peer := peerOf(pe)
+		for i, size := range sizes {
+			iters, skip := s.iterations(size, false)
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			if pe.Rank() == 0 {
+				var start time.Duration
+				for k := range iters + skip {
+					if k == skip {
+						start = pe.Now()
+					}
+					want := acks + 1
+					for range w {
+						if err := request(ep, peer, sink, payload[:size], land, ep.MaxMedium()); err != nil {
+							return err
+						}
+					}
+					if err := pe.WaitUntil("the window's acknowledgement", func() bool { return acks >= want }); err != nil {
+						return err
+					}
+				}
+				d := pe.Now() - start
+				msgs := float64(w) * float64(iters)
+				r.Points = append(r.Points, Point{Size: size, Value: mbps(float64(size)*msgs, d), Rate: msgs / d.Seconds()})
+			}
+			s.progress(pe, i, len(sizes))
+		}
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if pe.Rank() == peer && got%w != 0 {
+			return fmt.Errorf("bench: am_bw: %d messages arrived, not a whole number of windows of %d", got, w)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,183 @@
+package calibration
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// Scenarios shared by the rows of both simulated backends.
+
+// config is the base job configuration of a scenario on backend.
+func (s *Session) config(backend string, order pgas.Ordering, options map[string]string) pgas.Config {
+	return pgas.Config{Conduit: backend, Seed: s.opts.Seed, Ordering: order, Options: options}
+}
+
+// putPingPong measures the one-way latency of size-byte puts between rank
+// 0 and each rank in peers, in microseconds: rank 0 puts a counter into
+// the peer's segment; the peer, watching its memory, puts it back; half
+// the round trip is the latency from the put's issue to its data being
+// visible to a program polling the target's memory. The job has ranks
+// PEs, one per node; the others idle.
+func putPingPong(cfg pgas.Config, ranks int, peers []int, size, iters int) ([]float64, error) {
+	if size < 8 {
+		size = 8
+	}
+	cfg.PEs, cfg.PEsPerNode = ranks, 1
+	cfg.SegmentBytes = max(cfg.SegmentBytes, pgas.ReservedBytes+int64(4*size)+1<<20)
+	lat := make([]float64, len(peers))
+	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		off, err := pe.Alloc(int64(2*size), 64)
+		if err != nil {
+			return err
+		}
+		buf, err := pe.Local(off, int64(2*size))
+		if err != nil {
+			return err
+		}
+		out, in := buf[:size], buf[size:]
+		seen := func(v uint64) func() bool {
+			return func() bool { return binary.LittleEndian.Uint64(in[size-8:]) == v }
+		}
+		for i, peer := range peers {
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			me := pe.Rank()
+			if me != 0 && me != peer {
+				continue
+			}
+			other := peer
+			if me == peer {
+				other = 0
+			}
+			var start time.Duration
+			for k := range iters + 1 {
+				if k == 1 {
+					start = pe.Now()
+				}
+				counter := uint64(i*(iters+1) + k + 1)
+				binary.LittleEndian.PutUint64(out[size-8:], counter)
+				if me == 0 {
+					if err := pe.PutNBI(other, off+int64(size), out); err != nil {
+						return err
+					}
+					if err := pe.WaitUntil("the pong", seen(counter)); err != nil {
+						return err
+					}
+				} else {
+					if err := pe.WaitUntil("the ping", seen(counter)); err != nil {
+						return err
+					}
+					if err := pe.PutNBI(other, off+int64(size), out); err != nil {
+						return err
+					}
+				}
+				if err := pe.SyncNBIPuts(); err != nil {
+					return err
+				}
+			}
+			if me == 0 {
+				lat[i] = float64(pe.Now()-start) / float64(time.Microsecond) / float64(iters) / 2
+			}
+		}
+		return pe.Barrier()
+	})
+	return lat, err
+}
+
+// slope is the least-squares slope of ys over xs.
+func slope(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}
+
+// series prints a list of (x, y) pairs.
+func series[X, Y any](xs []X, ys []Y, fx, fy string) string {
+	s := ""
+	for i := range xs {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf(fx+":"+fy, xs[i], ys[i])
+	}
+	return s
+}
+
+// exchange measures rank 0's bandwidth each way, in bytes per second,
+// when it and each rank of peers put size bytes to each other at the same
+// time, window puts in flight per peer per direction, for iters rounds
+// after a warm-up one. The job has ranks PEs, one per node.
+func exchange(cfg pgas.Config, ranks int, peers []int, size, window, iters int) (out, in float64, err error) {
+	cfg.PEs, cfg.PEsPerNode = ranks, 1
+	area := int64(size * window * len(peers))
+	cfg.SegmentBytes = max(cfg.SegmentBytes, pgas.ReservedBytes+2*area+1<<20)
+	err = pgas.Run(cfg, func(pe *pgas.PE) error {
+		src, err := pe.Alloc(area, 64)
+		if err != nil {
+			return err
+		}
+		dst, err := pe.Alloc(area, 64)
+		if err != nil {
+			return err
+		}
+		local, err := pe.Local(src, area)
+		if err != nil {
+			return err
+		}
+		var targets []int
+		switch {
+		case pe.Rank() == 0:
+			targets = peers
+		default:
+			for _, p := range peers {
+				if p == pe.Rank() {
+					targets = []int{0}
+				}
+			}
+		}
+		var hs []pgas.Handle
+		var start time.Duration
+		for k := range iters + 1 {
+			if k <= 1 {
+				if err := pe.Barrier(); err != nil {
+					return err
+				}
+				start = pe.Now()
+			}
+			hs = hs[:0]
+			for w := range window {
+				for i, t := range targets {
+					off := int64((i*window + w) * size)
+					h, err := pe.PutNB(t, dst+off, local[off:off+int64(size)])
+					if err != nil {
+						return err
+					}
+					hs = append(hs, h)
+				}
+			}
+			if err := pgas.WaitAll(hs...); err != nil {
+				return err
+			}
+		}
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			d := (pe.Now() - start).Seconds()
+			bytes := float64(size * window * len(peers) * iters)
+			out, in = bytes/d, bytes/d
+		}
+		return nil
+	})
+	return out, in, err
+}
