@@ -79,7 +79,7 @@ type Setup struct {
 	// bandwidth and rate benchmarks; 0 means 64.
 	Window int
 	// Iterations and Warmup override the OSU defaults for every size when
-	// positive.
+	// positive; a Warmup of NoWarmup asks for none.
 	Iterations, Warmup int
 	// Unregistered puts the bandwidth benchmarks' local buffers in
 	// ordinary memory outside the segment, so that the runtime bounces
@@ -91,6 +91,9 @@ type Setup struct {
 	// Progress, when not nil, is called after each size is measured.
 	Progress func(done, total int)
 }
+
+// NoWarmup as Setup.Warmup runs no warm-up iterations.
+const NoWarmup = -1
 
 // DefaultWindow is the window of the bandwidth benchmarks (OSU's -W).
 const DefaultWindow = 64
@@ -121,8 +124,11 @@ func (s Setup) iterations(size int, latency bool) (iters, skip int) {
 	if s.Iterations > 0 {
 		iters = s.Iterations
 	}
-	if s.Warmup > 0 {
+	switch {
+	case s.Warmup > 0:
 		skip = s.Warmup
+	case s.Warmup == NoWarmup:
+		skip = 0
 	}
 	return iters, skip
 }
@@ -229,10 +235,13 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 			return pgas.Config{}, nil, fmt.Errorf("%w: %s: message size %d", ErrBadSetup, j.name, sz)
 		}
 	}
-	if s.Window < 0 || s.Iterations < 0 || s.Warmup < 0 {
+	if s.Window < 0 || s.Iterations < 0 || s.Warmup < NoWarmup {
 		return pgas.Config{}, nil, fmt.Errorf("%w: %s: window %d, iterations %d, warm-up %d", ErrBadSetup, j.name, s.Window, s.Iterations, s.Warmup)
 	}
-	cfg := s.Config
+	cfg, err := s.Config.Resolve()
+	if err != nil {
+		return pgas.Config{}, nil, fmt.Errorf("%w: %s: %v", ErrBadSetup, j.name, err)
+	}
 	cfg.PEs, cfg.PEsPerNode = pes, ppn
 	switch s.Mechanism {
 	case FMA:

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -48,6 +49,16 @@ const (
 	// Exact: equal to Target (within 1e-9 relative).
 	Exact
 )
+
+var checkNames = [...]string{"within", "below", "at_most", "at_least", "above", "in_range", "exact"}
+
+// String names the check.
+func (c Check) String() string {
+	if int(c) < len(checkNames) {
+		return checkNames[c]
+	}
+	return fmt.Sprintf("Check(%d)", uint8(c))
+}
 
 // DefaultTolerance is the sheet's tolerance where a row states none.
 const DefaultTolerance = 0.10
@@ -200,8 +211,9 @@ type Outcome struct {
 	Status Status
 	// Detail is the scenario's account; for SKIP and ERROR, the reason.
 	Detail string
-	// Elapsed is the wall time the row's scenarios took (shared runs are
-	// counted by the first row that needed them).
+	// Elapsed is the time the row's simulations ran (a run several rows
+	// share is counted by the row that started it; waits for a free
+	// slot are not counted).
 	Elapsed time.Duration
 }
 
@@ -240,6 +252,13 @@ type Options struct {
 
 // Session evaluates rows, running each distinct scenario once.
 type Session struct {
+	*core
+	// work, for a row's view of the session, adds up the time its
+	// scenarios' runs took (not their waits for a slot).
+	work *atomic.Int64
+}
+
+type core struct {
 	opts Options
 	mu   sync.Mutex
 	memo map[string]*memoEntry
@@ -258,7 +277,7 @@ func NewSession(o Options) *Session {
 	if p <= 0 {
 		p = runtime.GOMAXPROCS(0)
 	}
-	return &Session{opts: o, memo: map[string]*memoEntry{}, sem: make(chan struct{}, p)}
+	return &Session{core: &core{opts: o, memo: map[string]*memoEntry{}, sem: make(chan struct{}, p)}}
 }
 
 // shared runs f once per key in the session and returns its result to
@@ -287,6 +306,12 @@ func (s *Session) parallel(fs ...func() error) error {
 		g.Go(func() error {
 			s.sem <- struct{}{}
 			defer func() { <-s.sem }()
+			start := time.Now()
+			defer func() {
+				if s.work != nil {
+					s.work.Add(int64(time.Since(start)))
+				}
+			}()
 			return f()
 		})
 	}
@@ -310,9 +335,9 @@ func (s *Session) Evaluate(r *Row) Outcome {
 		s.opts.Progress(r.ID, false)
 		defer s.opts.Progress(r.ID, true)
 	}
-	start := time.Now()
-	m, err := r.measure(s)
-	o := Outcome{Row: r, Elapsed: time.Since(start), Detail: m.Detail}
+	var work atomic.Int64
+	m, err := r.measure(&Session{core: s.core, work: &work})
+	o := Outcome{Row: r, Elapsed: time.Duration(work.Load()), Detail: m.Detail}
 	if err != nil {
 		o.Status, o.Detail = Error, err.Error()
 		return o

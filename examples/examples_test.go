@@ -231,8 +231,9 @@ var cases = []struct {
 }
 
 // TestExamples runs every example on 1 to 5 PEs (5 does not divide the
-// grids and bins evenly either), and on 3 PEs over the runtime's network
-// and bounce-buffer paths.
+// grids and bins evenly either), on 3 PEs over the runtime's network
+// and bounce-buffer paths, and on the simulated Gemini in each ordering
+// mode.
 func TestExamples(t *testing.T) {
 	type variant struct {
 		pes int
@@ -250,6 +251,12 @@ func TestExamples(t *testing.T) {
 	} {
 		variants = append(variants, variant{pes: 3, env: env})
 	}
+	// The same programs on the simulated Gemini give the same answers.
+	variants = append(variants,
+		variant{pes: 4, env: []string{"PGAS_CONDUIT=gemini", "PGAS_PES_PER_NODE=2"}},
+		variant{pes: 5, env: []string{"PGAS_CONDUIT=gemini", "PGAS_PES_PER_NODE=2", "PGAS_ORDERING=relaxed", "PGAS_ACCESS=strict"}},
+		variant{pes: 3, env: []string{"PGAS_CONDUIT=gemini", "PGAS_PES_PER_NODE=1", "PGAS_ORDERING=strict"}},
+	)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, v := range variants {

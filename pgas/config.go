@@ -338,6 +338,12 @@ func switchSetting(env, field string, def Switch, doc string, f func(*Config) *S
 // resolve fills unset fields from the environment and defaults and checks
 // every value. Errors are one line naming the variable or field, the value
 // and the allowed range.
+// Resolve returns the configuration a job would run with: every unset
+// field from its environment variable or its default, every value
+// checked. Run does this itself; Resolve lets a tool check a configuration
+// and see the result before starting a long job.
+func (cfg Config) Resolve() (Config, error) { return cfg.resolve() }
+
 func (cfg Config) resolve() (Config, error) {
 	c := cfg
 	env := c.Env

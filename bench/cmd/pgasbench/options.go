@@ -1,0 +1,289 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/bench/report"
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// options are every flag's value; each command defines the flags it takes.
+type options struct {
+	cmd     *command
+	given   map[string]bool // flags given on the command line
+	rawArgs []string        // the command line after the subcommand
+
+	// Common.
+	conduit, ordering, mechanism, format, plot string
+	nodes, ppn                                 int
+	options, sets                              kvList
+	seed                                       uint64
+
+	// OSU.
+	sizes                  string // -m
+	iters, warmup, window  int    // -i, -x, -W
+	percentiles            bool   // -z
+	unregistered           bool
+	op                     string
+	filter                 string
+	manyToOne              int
+	sizeMin, sizeMax       int // default -m range
+	parallel               int
+	orderings, mechanisms  string
+	sweepMechs, ppnList    string
+	sweepSizes, plotDir    string
+	plotFormat             string
+	sizeSweep, ppnSweep    bool
+	rows                   string
+	jsonOut, check, timing bool
+}
+
+func newOptions(cmd *command) *options {
+	return &options{cmd: cmd, given: map[string]bool{}}
+}
+
+func (o *options) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet(o.cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	o.cmd.flags(o, fs)
+	return fs
+}
+
+// kvList is a repeatable key=value flag.
+type kvList struct {
+	keys []string
+	vals map[string]string
+}
+
+func (l *kvList) String() string {
+	var parts []string
+	for _, k := range l.keys {
+		parts = append(parts, k+"="+l.vals[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *kvList) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return fmt.Errorf("%q is not key=value", s)
+	}
+	if l.vals == nil {
+		l.vals = map[string]string{}
+	}
+	if _, dup := l.vals[k]; !dup {
+		l.keys = append(l.keys, k)
+	}
+	l.vals[k] = v
+	return nil
+}
+
+func (l *kvList) Map() map[string]string { return maps.Clone(l.vals) }
+
+// Flag groups.
+
+func commonFlags(o *options, fs *flag.FlagSet, defaultConduit string) {
+	conduitFlag(o, fs, defaultConduit)
+	fs.IntVar(&o.nodes, "nodes", 0, "number of nodes (0: the benchmark's default)")
+	fs.IntVar(&o.ppn, "ppn", 0, "PEs per node (0: the benchmark's default)")
+	fs.StringVar(&o.ordering, "ordering", "", "network ordering mode: strict, default or relaxed (PGAS_ORDERING; default default)")
+	settingFlags(o, fs)
+	formatFlag(o, fs)
+}
+
+func conduitFlag(o *options, fs *flag.FlagSet, def string) {
+	o.conduit = def
+	usage := "the backend: " + backendList()
+	if def == "smp" {
+		usage += " (without the flag, PGAS_CONDUIT)"
+	}
+	fs.StringVar(&o.conduit, "conduit", def, usage)
+}
+
+func settingFlags(o *options, fs *flag.FlagSet) {
+	fs.Var(&o.options, "option", "backend option `key=value` (repeatable; merged over PGAS_OPTIONS); see the list below")
+	fs.Var(&o.sets, "set", "runtime setting `PGAS_NAME=value` (repeatable), as if in the environment; see the list below")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of a simulated backend's random choices (PGAS_SEED; default 1)")
+}
+
+func formatFlag(o *options, fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "osu", "output format: osu, csv, json or gobench")
+}
+
+func mechanismFlag(o *options, fs *flag.FlagSet) {
+	fs.StringVar(&o.mechanism, "mechanism", "auto", "transfer mechanism: auto (by the runtime's cutover), fma or bte")
+}
+
+func plotFlag(o *options, fs *flag.FlagSet) {
+	fs.StringVar(&o.plot, "plot", "", "also draw the results to `FILE` (.svg or .png)")
+}
+
+func sizeFlag(o *options, fs *flag.FlagSet, lo, hi int) {
+	o.sizeMin, o.sizeMax = lo, hi
+	fs.StringVar(&o.sizes, "m", "", fmt.Sprintf("message sizes `[MIN:]MAX`, doubling from MIN (default %d:%s); K, M, G (also Ki, KiB...) are binary, kB, MB, GB decimal", lo, report.SizeLabel(int64(hi))))
+}
+
+// iterFlags defines -i and -x; defaults describes their defaults.
+func iterFlags(o *options, fs *flag.FlagSet, iterDefault, warmupDefault string) {
+	fs.IntVar(&o.iters, "i", 0, "timed iterations for every size (default: "+iterDefault+")")
+	fs.IntVar(&o.warmup, "x", 0, "warm-up iterations for every size, at least 1 (default: "+warmupDefault+")")
+}
+
+func windowFlag(o *options, fs *flag.FlagSet, def int) {
+	fs.IntVar(&o.window, "W", def, "window: operations in flight per PE")
+}
+
+func percentileFlag(o *options, fs *flag.FlagSet) {
+	fs.BoolVar(&o.percentiles, "z", false, "add P50, P90 and P99 columns (tail figures of the iterations; meaningful on the real backend)")
+}
+
+func unregisteredFlag(o *options, fs *flag.FlagSet) {
+	fs.BoolVar(&o.unregistered, "unregistered", false, "local buffers outside the registered segment (bounce buffers and per-transfer registration)")
+}
+
+// backendList is the registered backends, and aries when it is not yet.
+func backendList() string {
+	bs := conduit.Backends()
+	if !slices.Contains(bs, "aries") {
+		return strings.Join(bs, ", ") + " (aries when its backend is registered)"
+	}
+	return strings.Join(bs, ", ")
+}
+
+// Parsing of values.
+
+// parseSize parses a byte count: digits and an optional unit. K, M, G,
+// T with or without "i"/"iB" are binary (1K = 1024, as the sizes are
+// powers of two); kB, MB, GB, TB are decimal; B is bytes.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("size %q: not a number of bytes", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("size %q: %w", s, err)
+	}
+	unit := strings.TrimSpace(t[i:])
+	var mult int64
+	switch strings.ToLower(unit) {
+	case "", "b":
+		mult = 1
+	case "k", "ki", "kib":
+		mult = 1 << 10
+	case "m", "mi", "mib":
+		mult = 1 << 20
+	case "g", "gi", "gib":
+		mult = 1 << 30
+	case "t", "ti", "tib":
+		mult = 1 << 40
+	case "kb":
+		mult = 1e3
+	case "mb":
+		mult = 1e6
+	case "gb":
+		mult = 1e9
+	case "tb":
+		mult = 1e12
+	default:
+		return 0, fmt.Errorf("size %q: unknown unit %q (want K, M, G, KiB, MiB, GiB, kB, MB, GB or B)", s, unit)
+	}
+	if n > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return n * mult, nil
+}
+
+// maxMessage bounds -m: larger messages need segments of gigabytes.
+const maxMessage = 1 << 30
+
+// sizeList is the sizes of -m.
+func (o *options) sizeList() ([]int, error) {
+	lo, hi := o.sizeMin, o.sizeMax
+	if o.sizes != "" {
+		a, b, ranged := strings.Cut(o.sizes, ":")
+		h, err := parseSize(b)
+		if !ranged {
+			h, err = parseSize(a)
+		}
+		if err != nil {
+			return nil, usagef("-m %s: %v", o.sizes, err)
+		}
+		hi = int(min(h, maxMessage+1))
+		if ranged {
+			l, err := parseSize(a)
+			if err != nil {
+				return nil, usagef("-m %s: %v", o.sizes, err)
+			}
+			lo = int(min(l, maxMessage+1))
+		}
+	}
+	switch {
+	case hi > maxMessage:
+		return nil, usagef("-m %s: the largest message may be %s", o.sizes, report.SizeLabel(maxMessage))
+	case lo > hi:
+		return nil, usagef("-m %s: MIN %d is larger than MAX %d", o.sizes, lo, hi)
+	}
+	return bench.Sizes(lo, hi), nil
+}
+
+// parseOrdering parses an ordering mode.
+func parseOrdering(s string) (pgas.Ordering, error) {
+	o, err := conduit.ParseOrdering(strings.ToLower(strings.TrimSpace(s)))
+	if err != nil {
+		return 0, fmt.Errorf("ordering %q: want strict, default or relaxed", s)
+	}
+	return o, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// positive checks that each named flag given is at least 1.
+func (o *options) positive(names ...string) error {
+	vals := map[string]int{"i": o.iters, "x": o.warmup, "W": o.window, "nodes": o.nodes, "ppn": o.ppn, "parallel": o.parallel, "many-to-one": o.manyToOne}
+	for _, n := range names {
+		if !o.given[n] {
+			continue
+		}
+		if v := vals[n]; v < 1 {
+			dash := "--"
+			if len(n) == 1 {
+				dash = "-"
+			}
+			return usagef("%s%s %d: must be at least 1", dash, n, v)
+		}
+	}
+	return nil
+}
+
+// formatOf is the --format value.
+func (o *options) formatOf() (report.Format, error) {
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return 0, usagef("--format: %v", err)
+	}
+	return f, nil
+}

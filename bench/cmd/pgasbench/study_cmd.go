@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/bench/report"
+	"github.com/gopgas/gopgas/bench/study"
+)
+
+func studyCommand() *command {
+	return &command{
+		name:    "ordering",
+		summary: "the ordering study (gemini-message-ordering-paper.txt section III)",
+		args:    "[flags]",
+		about: "For each ordering mode (strict, default, relaxed), measures the paper's Figure 2 benchmark (gets, one outstanding per PE): " +
+			"bandwidth vs message size for FMA, block transfer (BTE) and automatic choice at 4 nodes x 24 PEs per node = 48 pairs (Figure 3), " +
+			"and bandwidth vs PEs per node (1..24) for 16 KiB and 64 KiB with FMA and BTE (Figures 4 and 5). " +
+			"Prints the tables and a summary (relaxed/strict ratio at each PEs per node, where each curve peaks, the FMA/BTE crossover per ordering) " +
+			"and, with --plot-dir, writes the plots. Points run in parallel (--parallel); iterations default to 10 up to 16 KiB, 5 up to 256 KiB, 3 above, " +
+			"with one warm-up (the simulation is deterministic). The default study simulates sizes of 8 B..128 KiB on gemini (-m 8:1M extends Figure 3 at several times the cost).",
+		flags: func(o *options, fs *flag.FlagSet) {
+			d := study.Default()
+			conduitFlag(o, fs, "gemini")
+			fs.IntVar(&o.nodes, "nodes", d.Nodes, "number of nodes")
+			fs.IntVar(&o.ppn, "ppn", d.PPN, "PEs per node of the size sweep (Figure 3)")
+			fs.StringVar(&o.orderings, "orderings", "strict,default,relaxed", "ordering modes studied, comma-separated")
+			fs.StringVar(&o.mechanisms, "mechanisms", "fma,bte,auto", "mechanisms of the size sweep, comma-separated")
+			fs.StringVar(&o.sweepMechs, "sweep-mechanisms", "fma,bte", "mechanisms of the PEs-per-node sweep, comma-separated")
+			fs.StringVar(&o.ppnList, "ppn-list", "1,2,3,4,6,8,12,16,24", "PEs per node of the PEs-per-node sweep (Figures 4, 5), comma-separated")
+			fs.StringVar(&o.sweepSizes, "sweep-sizes", "16K,64K", "message sizes of the PEs-per-node sweep, comma-separated")
+			sizeFlag(o, fs, 8, study.DefaultMaxSize)
+			iterFlags(o, fs, "10 up to 16 KiB, 5 up to 256 KiB, 3 above", "1")
+			fs.StringVar(&o.op, "op", "get", "operation: get or put")
+			fs.BoolVar(&o.sizeSweep, "size-sweep", true, "run the size sweep (Figure 3); --size-sweep=false skips it")
+			fs.BoolVar(&o.ppnSweep, "ppn-sweep", true, "run the PEs-per-node sweep (Figures 4, 5); --ppn-sweep=false skips it")
+			fs.IntVar(&o.parallel, "parallel", 0, "points run at once (0: GOMAXPROCS)")
+			fs.StringVar(&o.plotDir, "plot-dir", "", "write the plots to this `DIR` (created if missing)")
+			fs.StringVar(&o.plotFormat, "plot-format", "svg", "image format of the plots: svg or png")
+			settingFlags(o, fs)
+			formatFlag(o, fs)
+		},
+		run: runStudy,
+	}
+}
+
+func parseMechanisms(flagName, s string) ([]bench.Mechanism, error) {
+	var out []bench.Mechanism
+	for _, p := range splitList(s) {
+		m, err := bench.ParseMechanism(p)
+		if err != nil {
+			return nil, usagef("--%s: mechanism %q: want fma, bte or auto", flagName, p)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func parseInts(flagName, s string) ([]int, error) {
+	var out []int
+	for _, p := range splitList(s) {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			return nil, usagef("--%s: %q is not a positive integer", flagName, p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func parseSizes(flagName, s string) ([]int, error) {
+	var out []int
+	for _, p := range splitList(s) {
+		v, err := parseSize(p)
+		if err != nil || v < 1 || v > maxMessage {
+			return nil, usagef("--%s: %q is not a size from 1 B to 1 GiB", flagName, p)
+		}
+		out = append(out, int(v))
+	}
+	return out, nil
+}
+
+// studyConfig builds the study's configuration from the flags.
+func (a *app) studyConfig(o *options) (study.Config, error) {
+	c := study.Default()
+	if err := o.positive("i", "x", "nodes", "ppn", "parallel"); err != nil {
+		return c, err
+	}
+	c.Nodes, c.PPN, c.Iterations, c.Warmup, c.Parallel = o.nodes, o.ppn, o.iters, o.warmup, o.parallel
+	switch o.op {
+	case "get":
+		c.Op = bench.Get
+	case "put":
+		c.Op = bench.Put
+	default:
+		return c, usagef("--op %s: want get or put", o.op)
+	}
+	c.Orderings = nil
+	for _, p := range splitList(o.orderings) {
+		ord, err := parseOrdering(p)
+		if err != nil {
+			return c, usagef("--orderings: %v", err)
+		}
+		c.Orderings = append(c.Orderings, ord)
+	}
+	if len(c.Orderings) == 0 {
+		return c, usagef("--orderings: no ordering mode")
+	}
+	var err error
+	if c.Mechanisms, err = parseMechanisms("mechanisms", o.mechanisms); err != nil {
+		return c, err
+	}
+	if c.SweepMechanisms, err = parseMechanisms("sweep-mechanisms", o.sweepMechs); err != nil {
+		return c, err
+	}
+	if c.PPNs, err = parseInts("ppn-list", o.ppnList); err != nil {
+		return c, err
+	}
+	if c.SweepSizes, err = parseSizes("sweep-sizes", o.sweepSizes); err != nil {
+		return c, err
+	}
+	if c.Sizes, err = o.sizeList(); err != nil {
+		return c, err
+	}
+	if len(c.Sizes) > 0 && c.Sizes[0] == 0 {
+		c.Sizes = c.Sizes[1:]
+	}
+	if !o.sizeSweep {
+		c.Sizes = nil
+	}
+	if !o.ppnSweep {
+		c.PPNs = nil
+	}
+	switch {
+	case len(c.Sizes) > 0 && len(c.Mechanisms) == 0:
+		return c, usagef("--mechanisms: none for the size sweep")
+	case len(c.PPNs) > 0 && (len(c.SweepMechanisms) == 0 || len(c.SweepSizes) == 0):
+		return c, usagef("--sweep-mechanisms and --sweep-sizes: the PEs-per-node sweep needs both")
+	case len(c.Sizes) == 0 && len(c.PPNs) == 0:
+		return c, usagef("nothing to measure: both sweeps are off or empty")
+	}
+	// The job configuration: the ordering is the study's, per point.
+	o.nodes, o.ppn = c.Nodes, 1
+	base, err := a.jobConfig(o)
+	if err != nil {
+		return c, err
+	}
+	base.Ordering = 0
+	c.Base = base
+	if a.terminal {
+		c.Progress = func(done, total int) { a.progress("ordering study: %d/%d points measured", done, total) }
+	}
+	return c, nil
+}
+
+func runStudy(a *app, ctx context.Context, o *options) error {
+	f, err := o.formatOf()
+	if err != nil {
+		return err
+	}
+	if o.plotFormat != "svg" && o.plotFormat != "png" {
+		return usagef("--plot-format %s: want svg or png", o.plotFormat)
+	}
+	cfg, err := a.studyConfig(o)
+	if err != nil {
+		return err
+	}
+	res, err := study.Run(ctx, cfg)
+	a.endProgress()
+	if err != nil {
+		if errors.Is(err, study.ErrBadConfig) || errors.Is(err, bench.ErrBadSetup) {
+			return usagef("%v", err)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted")
+		}
+		return err
+	}
+	if err := res.Write(a.stdout, f); err != nil {
+		return fmt.Errorf("writing the output: %w", err)
+	}
+	if o.plotDir != "" {
+		paths, err := res.SavePlots(o.plotDir, o.plotFormat)
+		if err != nil {
+			return err
+		}
+		if f == report.OSU {
+			fmt.Fprintf(a.stdout, "# Plots: %s\n", strings.Join(paths, ", "))
+		}
+	}
+	return nil
+}

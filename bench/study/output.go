@@ -1,0 +1,592 @@
+package study
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/bench/report"
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// Title is the study's title line.
+const Title = "Ordering study: gemini-message-ordering-paper.txt section III"
+
+// mechName is a mechanism as the tables name it.
+func mechName(m bench.Mechanism) string {
+	switch m {
+	case bench.FMA:
+		return "FMA"
+	case bench.BTE:
+		return "BTE"
+	}
+	return m.String()
+}
+
+func bytesText(n float64) string { return humanize.IBytes(uint64(math.Round(n))) }
+
+// bwText prints MB/s as a rate in SI units ("7.45 GB/s").
+func bwText(mbps float64) string { return humanize.SIWithDigits(mbps*1e6, 2, "B/s") }
+
+func (r *Results) pairs(ppn int) int { return r.Config.Nodes * ppn / 2 }
+
+func (r *Results) timeBase() string {
+	if r.Simulated {
+		return "simulated time"
+	}
+	return "wall-clock time"
+}
+
+// iterationsText describes the iterations the points ran.
+func (c *Config) iterationsText() string {
+	it := "10 up to 16 KiB, 5 up to 256 KiB, 3 above"
+	if c.Iterations > 0 {
+		it = strconv.Itoa(c.Iterations)
+	}
+	w := 1
+	if c.Warmup > 0 {
+		w = c.Warmup
+	}
+	return fmt.Sprintf("%s; warm-up %d", it, w)
+}
+
+// WriteText prints the study as OSU-style tables (every line that is not
+// a table row starts with "# ") followed by the summary.
+func (r *Results) WriteText(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	c := &r.Config
+	hdr := func(format string, args ...any) {
+		fmt.Fprintln(b, strings.TrimRight("# "+fmt.Sprintf(format, args...), " "))
+	}
+	backend := "(real)"
+	if r.Simulated {
+		backend = "(simulated network)"
+	}
+	hdr("%s (%s v%s)", Title, report.Tool, report.Version)
+	hdr("Backend: %s %s", r.Conduit, backend)
+	hdr("Benchmark: the paper's Figure 2, %v, one operation outstanding per PE (window 1), %d nodes", c.Op, c.Nodes)
+	hdr("Iterations: %s", c.iterationsText())
+	hdr("Time base: %s", r.timeBase())
+	row := func(x int, vals []float64) {
+		fmt.Fprintf(b, "%-*d", report.SizeWidth, x)
+		for _, v := range vals {
+			fmt.Fprintf(b, "%*.*f", report.FieldWidth, report.FloatPrecision, v)
+		}
+		b.WriteByte('\n')
+	}
+	head := func(first string, cols []string) {
+		fmt.Fprintf(b, "%-*s", report.SizeWidth, first)
+		for _, col := range cols {
+			fmt.Fprintf(b, "%*s", report.FieldWidth, col)
+		}
+		b.WriteByte('\n')
+	}
+	for _, o := range c.Orderings {
+		curves := r.curvesOf(r.SizeCurves, o, 0)
+		if len(curves) == 0 {
+			continue
+		}
+		hdr("")
+		hdr("Figure 3: bandwidth vs message size, %v ordering, %d PEs per node (%d pairs)", o, c.PPN, r.pairs(c.PPN))
+		var cols []string
+		for _, cv := range curves {
+			cols = append(cols, mechName(cv.Mechanism)+" (MB/s)")
+		}
+		head("# Size", cols)
+		for i, s := range c.Sizes {
+			row(s, column(curves, i))
+		}
+	}
+	for _, o := range c.Orderings {
+		for _, size := range c.SweepSizes {
+			curves := r.curvesOf(r.PPNCurves, o, size)
+			if len(curves) == 0 {
+				continue
+			}
+			hdr("")
+			hdr("Figures 4 and 5: bandwidth vs PEs per node, %v ordering, %s (%d B)", o, bytesText(float64(size)), size)
+			var cols []string
+			for _, cv := range curves {
+				cols = append(cols, mechName(cv.Mechanism)+" (MB/s)")
+			}
+			head("# PEs/node", cols)
+			for i, p := range c.PPNs {
+				row(p, column(curves, i))
+			}
+		}
+	}
+	r.writeSummary(b, Summarize(r), hdr, head, row)
+	return b.Flush()
+}
+
+// curvesOf are the curves of ordering o (and, for the concurrency sweep,
+// of size), in the Config's order.
+func (r *Results) curvesOf(cs []Curve, o pgas.Ordering, size int) []Curve {
+	var out []Curve
+	for _, cv := range cs {
+		if cv.Ordering == o && cv.Size == size {
+			out = append(out, cv)
+		}
+	}
+	return out
+}
+
+func column(curves []Curve, i int) []float64 {
+	vals := make([]float64, len(curves))
+	for k, cv := range curves {
+		if i < len(cv.Points) {
+			vals[k] = cv.Points[i].Bandwidth
+		}
+	}
+	return vals
+}
+
+func (r *Results) writeSummary(b *bufio.Writer, s Summary, hdr func(string, ...any), head func(string, []string), row func(int, []float64)) {
+	hdr("")
+	hdr("Summary")
+	if len(s.Ratios) > 0 {
+		hdr("Relaxed/strict bandwidth ratio by PEs per node (%d nodes, %v):", r.Config.Nodes, r.Config.Op)
+		var cols []string
+		for _, ra := range s.Ratios {
+			cols = append(cols, mechName(ra.Mechanism)+" "+report.SizeLabel(int64(ra.Size)))
+		}
+		head("# PEs/node", cols)
+		for i, p := range r.Config.PPNs {
+			vals := make([]float64, len(s.Ratios))
+			for k, ra := range s.Ratios {
+				vals[k] = math.NaN()
+				if i < len(ra.Ratio) {
+					vals[k] = ra.Ratio[i]
+				}
+			}
+			row(p, vals)
+		}
+		for _, ra := range s.Ratios {
+			v, ppn := ra.Max()
+			hdr("Largest relaxed/strict ratio, %s %s: %.2fx at %d PEs per node", mechName(ra.Mechanism), bytesText(float64(ra.Size)), v, ppn)
+		}
+	}
+	if len(s.Peaks) > 0 {
+		hdr("Best PEs per node of each curve, and how far the most PEs per node fall below it:")
+		for _, pk := range s.Peaks {
+			head := fmt.Sprintf("  %-8s %s %-7s best at %d PEs per node (%s)", pk.Ordering.String(), mechName(pk.Mechanism), bytesText(float64(pk.Size))+":", pk.PPN, bwText(pk.Bandwidth))
+			switch {
+			case pk.PPN == pk.LastPPN:
+				hdr("%s, the most measured", head)
+			case pk.Drop() < 1.01:
+				hdr("%s; at %d PEs per node %s, within 1%%", head, pk.LastPPN, bwText(pk.LastBandwidth))
+			default:
+				hdr("%s; at %d PEs per node %s, %.2fx lower", head, pk.LastPPN, bwText(pk.LastBandwidth), pk.Drop())
+			}
+		}
+	}
+	if len(s.Crossovers) > 0 {
+		x0 := s.Crossovers[0]
+		hdr("FMA/BTE crossover (%d PEs per node, %s..%s):", x0.PPN, bytesText(float64(x0.Lo)), bytesText(float64(x0.Hi)))
+		for _, x := range s.Crossovers {
+			hdr("  %-8s %s", x.Ordering.String()+":", x.Text())
+		}
+	}
+}
+
+// Text describes the lead changes in prose.
+func (x Crossover) Text() string {
+	if len(x.Changes) == 0 {
+		return fmt.Sprintf("%s ahead at every size", mechName(x.First))
+	}
+	var parts []string
+	for _, ch := range x.Changes {
+		other := bench.FMA
+		if ch.Leader == bench.FMA {
+			other = bench.BTE
+		}
+		parts = append(parts, fmt.Sprintf("%s overtakes %s near %s (between %s and %s)", mechName(ch.Leader), mechName(other),
+			bytesText(ch.Size), bytesText(float64(ch.Below)), bytesText(float64(ch.Above))))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// WriteCSV prints every point as CSV, one header row then one row per
+// point of each sweep: figure ("size" or "ppn"), ordering, mechanism, op,
+// nodes, ppn, pairs, size_bytes, bandwidth_mbps, rate_per_s, iterations,
+// warmup.
+func (r *Results) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"figure", "ordering", "mechanism", "op", "nodes", "ppn", "pairs", "size_bytes", "bandwidth_mbps", "rate_per_s", "iterations", "warmup"}); err != nil {
+		return err
+	}
+	for _, sweep := range []struct {
+		name   string
+		curves []Curve
+	}{{"size", r.SizeCurves}, {"ppn", r.PPNCurves}} {
+		for _, c := range sweep.curves {
+			for _, p := range c.Points {
+				err := cw.Write([]string{sweep.name, p.Ordering.String(), p.Mechanism.String(), r.Config.Op.String(),
+					strconv.Itoa(r.Config.Nodes), strconv.Itoa(p.PPN), strconv.Itoa(r.pairs(p.PPN)), strconv.Itoa(p.Size),
+					ftoa(p.Bandwidth), ftoa(p.Rate), strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup)})
+				if err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func ftoa(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// WriteGoBench prints every point in the `go test -bench` format for
+// benchstat: configuration lines, then
+//
+//	BenchmarkOrderingStudy/size/ordering=strict/mech=fma/ppn=24/size=4096 1 <ns/op> ns/op <MB/s> MB/s
+//	BenchmarkOrderingStudy/ppn/ordering=strict/mech=bte/size=65536/ppn=4 1 ...
+//
+// where ns/op is the aggregate time per operation (1e9 over the rate).
+func (r *Results) WriteGoBench(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "pgasbench: %s\nconduit: %s\ntimebase: %s\nnodes: %d\nop: %v\nwindow: 1\n",
+		report.Version, r.Conduit, strings.Fields(r.timeBase())[0], r.Config.Nodes, r.Config.Op)
+	line := func(name string, p Point) {
+		ns := 0.0
+		if p.Rate > 0 {
+			ns = 1e9 / p.Rate
+		}
+		fmt.Fprintf(b, "BenchmarkOrderingStudy/%s 1 %.2f ns/op %.2f MB/s\n", name, ns, p.Bandwidth)
+	}
+	for _, c := range r.SizeCurves {
+		for _, p := range c.Points {
+			line(fmt.Sprintf("size/ordering=%v/mech=%v/ppn=%d/size=%d", p.Ordering, p.Mechanism, p.PPN, p.Size), p)
+		}
+	}
+	for _, c := range r.PPNCurves {
+		for _, p := range c.Points {
+			line(fmt.Sprintf("ppn/ordering=%v/mech=%v/size=%d/ppn=%d", p.Ordering, p.Mechanism, p.Size, p.PPN), p)
+		}
+	}
+	return b.Flush()
+}
+
+// Schema identifies the study's JSON record.
+const Schema = "gopgas/pgasbench/ordering-study/v1"
+
+// Record is the study's JSON object; docs/pgasbench.md documents it.
+type Record struct {
+	Schema    string        `json:"schema"`
+	Tool      string        `json:"tool"`
+	Version   string        `json:"version"`
+	Conduit   string        `json:"conduit"`
+	Simulated bool          `json:"simulated"`
+	TimeBase  string        `json:"time_base"`
+	Op        string        `json:"op"`
+	Nodes     int           `json:"nodes"`
+	Setup     SetupRecord   `json:"setup"`
+	SizeSweep []CurveRecord `json:"size_sweep"`
+	PPNSweep  []CurveRecord `json:"ppn_sweep"`
+	Summary   SummaryRecord `json:"summary"`
+}
+
+// SetupRecord is the study's configuration in a Record.
+type SetupRecord struct {
+	Orderings       []string          `json:"orderings"`
+	PPN             int               `json:"ppn"`
+	Sizes           []int             `json:"sizes"`
+	Mechanisms      []string          `json:"mechanisms"`
+	PPNs            []int             `json:"ppns"`
+	SweepSizes      []int             `json:"sweep_sizes"`
+	SweepMechanisms []string          `json:"sweep_mechanisms"`
+	Iterations      int               `json:"iterations"`
+	Warmup          int               `json:"warmup"`
+	Seed            uint64            `json:"seed"`
+	Options         map[string]string `json:"options"`
+}
+
+// CurveRecord is a Curve in a Record.
+type CurveRecord struct {
+	Ordering  string        `json:"ordering"`
+	Mechanism string        `json:"mechanism"`
+	PPN       int           `json:"ppn,omitempty"`
+	Size      int           `json:"size,omitempty"`
+	Points    []PointRecord `json:"points"`
+}
+
+// PointRecord is a Point in a Record.
+type PointRecord struct {
+	Size          int     `json:"size"`
+	PPN           int     `json:"ppn"`
+	Pairs         int     `json:"pairs"`
+	BandwidthMBps float64 `json:"bandwidth_mbps"`
+	Rate          float64 `json:"rate"`
+	Iterations    int     `json:"iterations"`
+	Warmup        int     `json:"warmup"`
+	Events        uint64  `json:"events"`
+}
+
+// SummaryRecord is the Summary in a Record.
+type SummaryRecord struct {
+	Ratios     []RatioRecord     `json:"ratios"`
+	Peaks      []PeakRecord      `json:"peaks"`
+	Crossovers []CrossoverRecord `json:"crossovers"`
+}
+
+// RatioRecord is a Ratio in a Record; a ratio that cannot be computed (a
+// strict bandwidth of 0) is null.
+type RatioRecord struct {
+	Mechanism string     `json:"mechanism"`
+	Size      int        `json:"size"`
+	PPN       []int      `json:"ppn"`
+	Ratio     []*float64 `json:"ratio"`
+}
+
+// PeakRecord is a Peak in a Record.
+type PeakRecord struct {
+	Ordering          string  `json:"ordering"`
+	Mechanism         string  `json:"mechanism"`
+	Size              int     `json:"size"`
+	PPN               int     `json:"ppn"`
+	BandwidthMBps     float64 `json:"bandwidth_mbps"`
+	LastPPN           int     `json:"last_ppn"`
+	LastBandwidthMBps float64 `json:"last_bandwidth_mbps"`
+}
+
+// CrossoverRecord is a Crossover in a Record.
+type CrossoverRecord struct {
+	Ordering string         `json:"ordering"`
+	PPN      int            `json:"ppn"`
+	First    string         `json:"first"`
+	Lo       int            `json:"lo"`
+	Hi       int            `json:"hi"`
+	Changes  []ChangeRecord `json:"changes"`
+	Text     string         `json:"text"`
+}
+
+// ChangeRecord is a Change in a Record.
+type ChangeRecord struct {
+	Size   float64 `json:"size"`
+	Below  int     `json:"below"`
+	Above  int     `json:"above"`
+	Leader string  `json:"leader"`
+}
+
+// NewRecord builds the study's Record.
+func (r *Results) NewRecord() *Record {
+	c := &r.Config
+	names := func(ms []bench.Mechanism) []string {
+		out := []string{}
+		for _, m := range ms {
+			out = append(out, m.String())
+		}
+		return out
+	}
+	rec := &Record{Schema: Schema, Tool: report.Tool, Version: report.Version, Conduit: r.Conduit, Simulated: r.Simulated,
+		TimeBase: r.timeBase(), Op: c.Op.String(), Nodes: c.Nodes,
+		Setup: SetupRecord{Orderings: []string{}, PPN: c.PPN, Sizes: orEmpty(c.Sizes), Mechanisms: names(c.Mechanisms), PPNs: orEmpty(c.PPNs),
+			SweepSizes: orEmpty(c.SweepSizes), SweepMechanisms: names(c.SweepMechanisms), Iterations: c.Iterations, Warmup: c.Warmup,
+			Seed: c.Base.Seed, Options: c.Base.Options},
+		SizeSweep: []CurveRecord{}, PPNSweep: []CurveRecord{},
+		Summary: SummaryRecord{Ratios: []RatioRecord{}, Peaks: []PeakRecord{}, Crossovers: []CrossoverRecord{}}}
+	if rec.Setup.Options == nil {
+		rec.Setup.Options = map[string]string{}
+	}
+	for _, o := range c.Orderings {
+		rec.Setup.Orderings = append(rec.Setup.Orderings, o.String())
+	}
+	curve := func(cv Curve) CurveRecord {
+		cr := CurveRecord{Ordering: cv.Ordering.String(), Mechanism: cv.Mechanism.String(), PPN: cv.PPN, Size: cv.Size, Points: []PointRecord{}}
+		for _, p := range cv.Points {
+			cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: r.pairs(p.PPN), BandwidthMBps: finite(p.Bandwidth),
+				Rate: finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
+		}
+		return cr
+	}
+	for _, cv := range r.SizeCurves {
+		rec.SizeSweep = append(rec.SizeSweep, curve(cv))
+	}
+	for _, cv := range r.PPNCurves {
+		rec.PPNSweep = append(rec.PPNSweep, curve(cv))
+	}
+	s := Summarize(r)
+	sr := &rec.Summary
+	for _, ra := range s.Ratios {
+		rr := RatioRecord{Mechanism: ra.Mechanism.String(), Size: ra.Size, PPN: ra.PPN, Ratio: []*float64{}}
+		for _, v := range ra.Ratio {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				rr.Ratio = append(rr.Ratio, nil)
+			} else {
+				rr.Ratio = append(rr.Ratio, &v)
+			}
+		}
+		sr.Ratios = append(sr.Ratios, rr)
+	}
+	for _, pk := range s.Peaks {
+		sr.Peaks = append(sr.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, finite(pk.Bandwidth), pk.LastPPN, finite(pk.LastBandwidth)})
+	}
+	for _, x := range s.Crossovers {
+		xr := CrossoverRecord{Ordering: x.Ordering.String(), PPN: x.PPN, First: x.First.String(), Lo: x.Lo, Hi: x.Hi, Changes: []ChangeRecord{}, Text: x.Text()}
+		for _, ch := range x.Changes {
+			xr.Changes = append(xr.Changes, ChangeRecord{ch.Size, ch.Below, ch.Above, ch.Leader.String()})
+		}
+		sr.Crossovers = append(sr.Crossovers, xr)
+	}
+	return rec
+}
+
+func orEmpty(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// WriteJSON prints the study's Record, indented.
+func (r *Results) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.NewRecord())
+}
+
+// Write prints the study in format f.
+func (r *Results) Write(w io.Writer, f report.Format) error {
+	switch f {
+	case report.OSU:
+		return r.WriteText(w)
+	case report.CSV:
+		return r.WriteCSV(w)
+	case report.JSON:
+		return r.WriteJSON(w)
+	case report.GoBench:
+		return r.WriteGoBench(w)
+	}
+	return fmt.Errorf("study: unknown format %v", f)
+}
+
+// NamedFigure is a figure and the base name of its file.
+type NamedFigure struct {
+	Name   string
+	Figure *report.Figure
+}
+
+// Figures are the study's plots: per ordering, bandwidth vs size
+// ("size-strict") and vs PEs per node ("ppn-strict"); per sweep
+// mechanism and size, the orderings compared ("orderings-bte-64K"); and
+// the relaxed/strict ratio vs PEs per node ("ratio").
+func (r *Results) Figures() []NamedFigure {
+	c := &r.Config
+	var out []NamedFigure
+	where := fmt.Sprintf("%s, %d nodes", r.Conduit, c.Nodes)
+	for _, o := range c.Orderings {
+		if curves := r.curvesOf(r.SizeCurves, o, 0); len(curves) > 0 {
+			f := &report.Figure{Title: fmt.Sprintf("%v bandwidth vs size, %v ordering, %d PEs per node (%s)", c.Op, o, c.PPN, where),
+				XLabel: report.SizeAxis, YLabel: "Aggregate bandwidth (MB/s)", XLog2: true, YLog: true}
+			for _, cv := range curves {
+				f.Series = append(f.Series, bySize(mechName(cv.Mechanism), cv))
+			}
+			out = append(out, NamedFigure{"size-" + o.String(), f})
+		}
+		f := &report.Figure{Title: fmt.Sprintf("%v bandwidth vs PEs per node, %v ordering (%s)", c.Op, o, where),
+			XLabel: "PEs per node", YLabel: "Aggregate bandwidth (MB/s)", XTicks: ppnTicks(c.PPNs)}
+		for _, size := range c.SweepSizes {
+			for _, cv := range r.curvesOf(r.PPNCurves, o, size) {
+				f.Series = append(f.Series, byPPN(mechName(cv.Mechanism)+" "+report.SizeLabel(int64(size)), cv))
+			}
+		}
+		if len(f.Series) > 0 {
+			out = append(out, NamedFigure{"ppn-" + o.String(), f})
+		}
+	}
+	for _, size := range c.SweepSizes {
+		for _, m := range c.SweepMechanisms {
+			f := &report.Figure{Title: fmt.Sprintf("%v %s %s bandwidth vs PEs per node by ordering (%s)", c.Op, mechName(m), bytesText(float64(size)), where),
+				XLabel: "PEs per node", YLabel: "Aggregate bandwidth (MB/s)", XTicks: ppnTicks(c.PPNs)}
+			for _, o := range c.Orderings {
+				if cv, ok := r.ppnCurve(o, m, size); ok {
+					f.Series = append(f.Series, byPPN(o.String(), cv))
+				}
+			}
+			if len(f.Series) > 1 {
+				out = append(out, NamedFigure{fmt.Sprintf("orderings-%v-%s", m, report.SizeLabel(int64(size))), f})
+			}
+		}
+	}
+	if s := Summarize(r); len(s.Ratios) > 0 {
+		f := &report.Figure{Title: fmt.Sprintf("Relaxed / strict %v bandwidth vs PEs per node (%s)", c.Op, where),
+			XLabel: "PEs per node", YLabel: "Bandwidth ratio, relaxed / strict", XTicks: ppnTicks(c.PPNs)}
+		for _, ra := range s.Ratios {
+			xs := make([]float64, len(ra.PPN))
+			for i, p := range ra.PPN {
+				xs[i] = float64(p)
+			}
+			f.Series = append(f.Series, report.Series{Name: mechName(ra.Mechanism) + " " + report.SizeLabel(int64(ra.Size)), X: xs, Y: ra.Ratio})
+		}
+		out = append(out, NamedFigure{"ratio", f})
+	}
+	return out
+}
+
+func bySize(name string, cv Curve) report.Series {
+	s := report.Series{Name: name}
+	for _, p := range cv.Points {
+		s.X = append(s.X, float64(p.Size))
+		s.Y = append(s.Y, p.Bandwidth)
+	}
+	return s
+}
+
+func byPPN(name string, cv Curve) report.Series {
+	s := report.Series{Name: name}
+	for _, p := range cv.Points {
+		s.X = append(s.X, float64(p.PPN))
+		s.Y = append(s.Y, p.Bandwidth)
+	}
+	return s
+}
+
+func ppnTicks(ppns []int) []float64 {
+	out := make([]float64, len(ppns))
+	for i, p := range ppns {
+		out[i] = float64(p)
+	}
+	return out
+}
+
+// SavePlots writes every figure to dir (created if missing) as format
+// ("svg" or "png") and returns the paths written.
+func (r *Results) SavePlots(dir, format string) ([]string, error) {
+	if format != "svg" && format != "png" {
+		return nil, fmt.Errorf("study: plot format %q: not svg or png", format)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("study: plot directory: %w", err)
+	}
+	var paths []string
+	for _, nf := range r.Figures() {
+		p := filepath.Join(dir, nf.Name+"."+format)
+		if err := nf.Figure.Save(p); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
