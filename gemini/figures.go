@@ -1,11 +1,6 @@
 package gemini
 
-import (
-	"fmt"
-
-	"github.com/gopgas/gopgas/conduit"
-	"github.com/gopgas/gopgas/internal/simnet"
-)
+import "github.com/gopgas/gopgas/internal/fabric"
 
 // Figures of the model that no program can observe end to end, measured
 // on the model's parts in isolation for the calibration rows that name
@@ -22,10 +17,10 @@ type PacketPhits struct {
 // Phits returns the sizes the model gives its packets.
 func Phits() PacketPhits {
 	return PacketPhits{
-		Put8Request: requestPhits(8), Put8Response: ackPhits(false),
-		Put64Request: requestPhits(64), Put64Response: ackPhits(false),
+		Put8Request: requestPhits(8), Put8Response: sizes.Response,
+		Put64Request: requestPhits(64), Put64Response: sizes.Response,
 		Get64Request: getRequestPhits(), Get64Response: dataResponsePhits(64),
-		ErrorResponse: ackPhits(true),
+		ErrorResponse: sizes.ErrorResponse,
 	}
 }
 
@@ -41,26 +36,9 @@ func LinkRawBytesPerSecond() float64 {
 // them in bytes per second (G-NIC-BW: the HT link keeps a real node below
 // it).
 func MeasureNICPeak(n int) (float64, error) {
-	if n < 2 {
-		return 0, fmt.Errorf("gemini: MeasureNICPeak: %d packets (need at least 2)", n)
-	}
-	m := &machine{opts: options{coarseBytes: DefaultCoarseBytes, coarsePackets: CoarsePackets}}
-	cfg := conduit.JobConfig{PEs: 2, PEsPerNode: 1, SegmentBytes: 1 << 20, Ordering: conduit.OrderRelaxed, MailboxSlots: 1, PeerBurst: 1}
-	j, err := simnet.NewJob(Name, cfg, m, 1)
+	opts, err := parseOptions(nil)
 	if err != nil {
 		return 0, err
 	}
-	nic := m.nics[1]
-	t := &txn{kind: pktPut, ep: j.Endpoint(0), tep: j.Endpoint(1), src: m.nics[0], dst: nic,
-		order: conduit.OrderRelaxed, size: n * MaxPacketData, unit: 1, npkts: n, pending: n}
-	var first, last Time
-	for i := range n {
-		nic.rxTake(m.nics[0].request(t, i), nic.rxFree)
-		if i == 0 {
-			first = nic.rxFree
-		}
-		last = nic.rxFree
-	}
-	// The first packet also paid for the transaction; count from its end.
-	return float64((n-1)*MaxPacketData) / (float64(last-first) * 1e-12), nil
+	return fabric.MeasureNICPeak(newNetwork(opts).config(), n)
 }

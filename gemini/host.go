@@ -42,7 +42,8 @@ const (
 // htTime is how long n bytes take on an HT link direction (9.6 GB/s).
 func htTime(n int) Time { return Time(int64(n) * 1_000_000_000_000 / HTBytesPerSecond) }
 
-// host is a node's processor side of the HT link.
+// host is a node's processor side of the HT link (a fabric.Host whose
+// locations are dies).
 type host struct {
 	downFree Time // host -> NIC link free from then
 
@@ -75,19 +76,19 @@ func readLatency(die int) Time {
 	return RemoteReadLatency
 }
 
-// toNIC books n bytes (data and overhead) on the host -> NIC direction at
+// ToNIC books n bytes (data and overhead) on the host -> NIC direction at
 // time t and returns when they have reached the NIC.
-func (h *host) toNIC(t Time, n int) Time {
+func (h *host) ToNIC(t Time, n int) Time {
 	start := max(t, h.downFree)
 	h.downFree = start + htTime(n)
 	return h.downFree + HTLatency
 }
 
-// write books a posted write of n data bytes in cnt HT transactions (one
+// Write books a posted write of n data bytes in cnt HT transactions (one
 // per packet; a coarse unit is a burst of them) to die, handed to the HT
 // link at t. It returns when the link took it (the NIC is free of it then:
 // a posted write needs no response) and when it is visible in memory.
-func (h *host) write(t Time, n, cnt, die int, order conduit.OrderingMode) (taken, visible Time) {
+func (h *host) Write(t Time, n, cnt, die int, order conduit.OrderingMode) (taken, visible Time) {
 	slot := h.nWrites % BridgePostedBuffer
 	taken = max(t, h.upFree, h.slots[slot])
 	h.upFree = taken + htTime(n+cnt*HTOverheadBytes)
@@ -113,10 +114,10 @@ func (h *host) write(t Time, n, cnt, die int, order conduit.OrderingMode) (taken
 	return taken, ack
 }
 
-// read books a read of die's memory (cnt HT reads: one per packet)
+// Read books a read of die's memory (cnt HT reads: one per packet)
 // arriving from the NIC at t. The memory
 // is read at snapshot; the data is on its way back to the NIC at done.
-func (h *host) read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot, done Time) {
+func (h *host) Read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot, done Time) {
 	// A read request travels the HT's non-posted channel: unless strict, it
 	// passes the posted writes queued on the link.
 	issue := t + htTime(HTOverheadBytes) + HTLatency

@@ -2,13 +2,19 @@ package gemini
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gopgas/gopgas/conduit"
-	"github.com/gopgas/gopgas/internal/sim"
+	"github.com/gopgas/gopgas/internal/fabric"
 	"github.com/gopgas/gopgas/internal/simnet"
 )
+
+// The model is an internal/fabric machine configured with Gemini's
+// parameters (params.go), packet formats (packet.go), 3D torus and its
+// routing (topology.go, router.go) and HyperTransport host interface
+// (host.go).
 
 // Name is the name the backend registers under.
 const Name = "gemini"
@@ -33,139 +39,113 @@ type Stats struct {
 	Hazards      int64 // gets that read around an earlier put (hazard checker)
 }
 
-// machine is the simulated XE6 running one job.
-type machine struct {
-	k     *sim.Kernel
-	job   *simnet.Job
-	opts  options
-	torus *Torus
+// params are the model's parameters as the fabric takes them.
+var params = fabric.Params{
+	VCs:              VirtualChannels,
+	RequestVC:        VCRequest,
+	ResponseVC:       VCResponse,
+	ProcessorTiles:   ProcessorTiles,
+	TileUnitTime:     routerCycles(ProcessorTilePhitCycles),
+	InputBufferUnits: InputBufferPhits,
+	RouterPipeline:   RouterPipeline,
+	InputStage:       InputStage,
+	MaxPacketData:    MaxPacketData,
 
-	routers  []*router
-	channels []*channel
-	nics     []*nic // by node of the job
-	hosts    []*host
-	freePkts *packet
-	freeBufs []*[MaxPacketData]byte
-	stats    Stats
+	NICClockHz:            NICClockHz,
+	NICPacketCycles:       NICPacketCycles,
+	NICMinPacketCycles:    NICMinPacketCycles,
+	NICLatencyCycles:      NICLatencyCycles,
+	SSIDCycles:            SSIDCycles,
+	RMTCycles:             RMTCycles,
+	BTEChannels:           BTEChannels,
+	BTEReadsOutstanding:   BTEReadsOutstanding,
+	BTEBurstPackets:       BTEBurstPackets,
+	ORBEntries:            ORBEntries,
+	AMOHitCycles:          AMOHitCycles,
+	AMOMissCycles:         AMOMissCycles,
+	AMOCacheEntries:       AMOCacheEntries,
+	AMOFetchesOutstanding: AMOFetchesOutstanding,
+	TransactionTimeout:    TransactionTimeout,
+	CQEntryBytes:          CQEntryBytes,
+	HostOverheadBytes:     HTOverheadBytes,
+	FMAControlBytes:       FMAGetControlBytes,
+	BTEDescriptorBytes:    BTEDescriptorBytes,
+	CoarseBytes:           DefaultCoarseBytes,
+	CoarsePackets:         CoarsePackets,
 
-	regFree []Time // per node: the registration lock is free from then
-
-	trace   *tracer
-	hazards *hazardChecker
+	FMAPost:         FMAPost,
+	FMAPutPerPacket: FMAPutPerPacket,
+	FMAGetPerPacket: FMAGetPerPacket,
+	BTEPost:         BTEPost,
+	SMSGSend:        SMSGSend,
+	PollCQ:          PollCQ,
+	PollMessages:    PollMessages,
+	PerMessage:      PerMessage,
+	Wait:            Wait,
+	RegisterCall:    RegisterCall,
+	RegisterPerPage: RegisterPerPage,
+	RegisterHandoff: RegisterHandoff,
+	PageBytes:       PageBytes,
 }
 
 // Open starts a job on a simulated Gemini network. It is registered as the
-// "gemini" backend; cfg.Options are described by ParseOptions.
+// "gemini" backend; cfg.Options are described by OptionNames.
 func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 	opts, err := parseOptions(cfg.Options)
 	if err != nil {
 		return nil, err
 	}
-	m := &machine{opts: opts}
-	perNode := CoresPerNode
-	j, err := simnet.NewJob(Name, cfg, m, perNode)
+	j, err := fabric.Open(newNetwork(opts).config(), cfg)
 	if err != nil {
 		return nil, err
 	}
 	return j, nil
 }
 
-// Caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and
+// caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and
 // compare-and-swap (gni_pub.h's first-generation AMOs); the runtime emulates
 // the others. Local buffers must be registered.
-func (m *machine) Caps() conduit.Caps {
-	return conduit.Caps{
-		NeedsRegisteredLocal: true,
-		AMO32:                false,
-		FloatAMO:             false,
-		AMOOps:               conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOAnd, conduit.AMOOr, conduit.AMOXor, conduit.AMOCSwap),
+var caps = conduit.Caps{
+	NeedsRegisteredLocal: true,
+	AMO32:                false,
+	FloatAMO:             false,
+	AMOOps:               conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOAnd, conduit.AMOOr, conduit.AMOXor, conduit.AMOCSwap),
+}
+
+// config is the fabric of one job on the network.
+func (w *network) config() fabric.Config {
+	return fabric.Config{
+		Name:        Name,
+		Params:      params,
+		Sizes:       sizes,
+		Options:     w.opts.Options,
+		Caps:        caps,
+		PEsPerNode:  CoresPerNode,
+		Build:       w.build,
+		NewHost:     w.newHost,
+		Location:    dieOf,
+		ChannelName: w.channelName,
+		Counters:    w.counters,
 	}
 }
 
-// Costs are the host CPU costs of the conduit calls.
-func (m *machine) Costs() simnet.Costs {
-	return simnet.Costs{PollCQ: PollCQ, PollMessages: PollMessages, PerMessage: PerMessage, Wait: Wait}
+// newHost is a node's HyperTransport host interface.
+func (w *network) newHost(int) fabric.Host {
+	h := &host{}
+	w.hosts = append(w.hosts, h)
+	return h
 }
 
-// Start builds the machine for the job.
-func (m *machine) Start(j *simnet.Job) error {
-	m.job = j
-	m.k = j.K
-	nodes := j.Nodes()
-	t, err := m.opts.torus(nodes)
-	if err != nil {
-		return err
+// counters are the model's Stats by name, for the job's report.
+func (w *network) counters(fs fabric.Stats) map[string]int64 {
+	s := Stats{
+		Packets: fs.Packets, LinkPhits: fs.ChannelUnits, TorusPhits: fs.LinkUnits, TorusPackets: fs.LinkPackets,
+		BTEMaxActive: fs.BTEMaxActive, Transactions: fs.Transactions, CRCRetries: fs.CRCRetries, Dropped: fs.Dropped,
+		AMOHits: fs.AMOHits, AMOMisses: fs.AMOMisses, Hazards: fs.Hazards,
 	}
-	if t.Nodes() < nodes {
-		return fmt.Errorf("gemini: the %v holds %d nodes; the job needs %d", t, t.Nodes(), nodes)
+	for _, h := range w.hosts {
+		s.DieSwitches += h.dieSwitch
 	}
-	m.torus = t
-	m.routers = make([]*router, t.Geminis())
-	for g := range m.routers {
-		m.routers[g] = &router{m: m, id: g}
-	}
-	for g, r := range m.routers {
-		for d := range Dim(DimCount) {
-			for _, dir := range []Dir{DirPlus, DirMinus} {
-				to, ok := t.Neighbor(g, d, dir)
-				if !ok {
-					continue
-				}
-				for range t.Connections(d) {
-					c := m.newChannel(g, m.routers[to], PhitTime, LinkFlight)
-					c.dim, c.dir, c.torus = d, dir, true
-					r.out[d][dirIndex(dir)] = append(r.out[d][dirIndex(dir)], c)
-				}
-			}
-		}
-		for i := range ProcessorTiles {
-			r.inject[i] = m.newChannel(-1, r, routerCycles(ProcessorTilePhitCycles), 0)
-		}
-	}
-	m.nics = make([]*nic, nodes)
-	m.hosts = make([]*host, nodes)
-	m.regFree = make([]Time, nodes)
-	for node := range nodes {
-		r := m.routers[t.GeminiOfNode(node)]
-		h := &host{}
-		n := &nic{m: m, node: node, r: r, host: h, amoCache: make(map[amoKey]*amoEntry)}
-		r.nics[node%NodesPerGemini] = n
-		m.nics[node], m.hosts[node] = n, h
-	}
-	for _, r := range m.routers {
-		for i := range ProcessorTiles {
-			// Ejection tiles reach the router's NICs; a packet's NIC is
-			// chosen on delivery, so each tile serves both.
-			c := m.newChannel(r.id, nil, routerCycles(ProcessorTilePhitCycles), 0)
-			c.eject = true
-			r.eject[i] = c
-		}
-	}
-	if err := m.applyFaults(); err != nil {
-		return err
-	}
-	if m.opts.tracePath != "" {
-		m.trace = newTracer(m.opts.tracePath)
-		j.Tracer = m.trace
-	}
-	m.hazards = newHazardChecker(m, m.opts.hazards)
-	return nil
-}
-
-// Finish writes the trace and totals the host statistics.
-func (m *machine) Finish(j *simnet.Job, err error) error {
-	for _, h := range m.hosts {
-		m.stats.DieSwitches += h.dieSwitch
-	}
-	if m.trace != nil {
-		return m.trace.write()
-	}
-	return nil
-}
-
-// Counters are the model's Stats by name, for the job's report.
-func (m *machine) Counters() map[string]int64 {
-	s := m.stats
 	return map[string]int64{
 		"packets": s.Packets, "link_phits": s.LinkPhits, "transactions": s.Transactions,
 		"crc_retries": s.CRCRetries, "dropped": s.Dropped, "amo_hits": s.AMOHits,
@@ -174,172 +154,14 @@ func (m *machine) Counters() map[string]int64 {
 	}
 }
 
-func (m *machine) newChannel(from int, to *router, phit, flight Time) *channel {
-	c := &channel{m: m, id: len(m.channels), from: from, to: to, phitTime: phit, flight: flight,
-		lanes: LinksPerConnection, crcRate: m.opts.crcRate}
-	c.credits = [2]int{InputBufferPhits, InputBufferPhits}
-	m.channels = append(m.channels, c)
-	return c
-}
-
-// dieOf is the NUMA die of a rank's core and memory.
-func (m *machine) dieOf(rank int) int {
-	local := rank % m.job.PEsPerNode()
-	return (local % CoresPerNode) / (CoresPerNode / Dies)
-}
-
-// mix64 is SplitMix64's finaliser, for routing hashes.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-// Post starts a descriptor.
-func (m *machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
-	p := ep.Proc()
-	if err := p.Sync(); err != nil {
-		return err
-	}
-	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
-	t.d = d
-	t.region, t.roff = d.Remote.ID, d.RemoteOffset
-	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
-	switch {
-	case d.Type == conduit.AMO:
-		t.kind, t.size, t.npkts, t.unit = pktAMO, int(d.Width), 1, 1
-		t.amo, t.width, t.fetch, t.operand, t.compare = d.AMO, d.Width, d.Fetch, d.Operand, d.Compare
-		t.perPkt = FMAGetPerPacket
-		p.Advance(FMAPost + t.perPkt)
-		t.pending = 1
-		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-		return nil
-	case d.Type == conduit.Put:
-		t.kind = pktPut
-		t.perPkt = FMAPutPerPacket
-	default:
-		t.kind = pktGet
-		t.perPkt = FMAGetPerPacket
-	}
-	t.size = len(d.Local)
-	m.split(t)
-	m.hazards.posted(t)
-	if d.Mech == conduit.BTE {
-		t.bte = true
-		p.Advance(BTEPost)
-		m.k.At(t.src.host.toNIC(p.Clock(), 64), t.src, nicBTEQueue, t)
-		return nil
-	}
-	// FMA: the CPU stores the packets one after another; it is busy for
-	// all of them.
-	p.Advance(FMAPost)
-	m.k.At(p.Clock()+t.perPkt, t.src, nicFMAIssue, t)
-	p.Advance(Time(packets(t.size)) * t.perPkt)
-	return nil
-}
-
-// split divides a transfer into packets, or, for a relaxed transfer above
-// the coarse threshold, into units of CoarsePackets packets.
-// Ordered transfers always move packet by packet: how their packets
-// interleave with other transfers' at the host decides what the order
-// costs, and a unit would hide that.
-func (m *machine) split(t *txn) {
-	pkts := packets(t.size)
-	t.unit = 1
-	if m.opts.coarseBytes > 0 && t.size > m.opts.coarseBytes && t.order == conduit.OrderRelaxed {
-		t.unit = m.opts.coarsePackets
-	}
-	t.npkts = (pkts + t.unit - 1) / t.unit
-	t.pending = t.npkts
-}
-
-func (m *machine) newTxn(ep *simnet.Endpoint, target int, order conduit.OrderingMode) *txn {
-	src := m.nics[m.job.NodeOf(ep.Rank())]
-	dst := m.nics[m.job.NodeOf(target)]
-	t := &txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, order: order, born: ep.Proc().Clock()}
-	switch m.opts.routing {
-	case routeDeterministic:
-		t.adaptive = false
-	case routeByOrder:
-		// Strict order delivered in order by the network too: hashed
-		// deterministic routing (WP 1).
-		t.adaptive = order != conduit.OrderStrict
-	default:
-		// GNI's default delivery mode is adaptive whatever the processor
-		// interface's ordering (gni_pub.h keeps GNI_DLVMODE_* and the PI
-		// ordering flags apart).
-		t.adaptive = true
-	}
-	t.hash = mix64(uint64(src.node)<<32 | uint64(dst.node))
-	return t
-}
-
-// Send sends a short message: an FMA put of the message into the target's
-// mailbox, delivered when all of it has committed.
-func (m *machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) error {
-	p := ep.Proc()
-	if err := p.Sync(); err != nil {
-		return err
-	}
-	t := m.newTxn(ep, target, ep.Ordering())
-	t.kind, t.msg = pktMsg, msg
-	t.msgData = append(append(make([]byte, 0, msg.Bytes()), msg.Header...), msg.Payload...)
-	t.size = max(1, msg.Bytes())
-	t.unit = 1
-	t.npkts = packets(t.size)
-	t.pending = t.npkts
-	t.perPkt = FMAPutPerPacket
-	p.Advance(SMSGSend)
-	m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-	p.Advance(Time(t.npkts) * t.perPkt)
-	return nil
-}
-
-// Register holds the node's registration lock (the driver serialises
-// registrations) for RegisterCall and RegisterPerPage per page, and a
-// waiting registration pays RegisterHandoff when the lock passes to it
-// (G-REG, G-DYNREG).
-func (m *machine) Register(ep *simnet.Endpoint, bytes int64, deregister bool) error {
-	p := ep.Proc()
-	if err := p.Sync(); err != nil {
-		return err
-	}
-	node := m.job.NodeOf(ep.Rank())
-	pages := (bytes + PageBytes - 1) / PageBytes
-	now := p.Clock()
-	start := now
-	if m.regFree[node] > now {
-		start = m.regFree[node] + RegisterHandoff
-	}
-	done := start + RegisterCall + Time(pages)*RegisterPerPage
-	m.regFree[node] = done
-	p.Advance(done - now)
-	return p.Sync()
-}
-
-// Routing policies.
-const (
-	routeAdaptive = iota
-	routeDeterministic
-	routeByOrder
-)
-
 type options struct {
+	fabric.Options
 	gx, gy, gz     int
 	yOpen          bool
 	cabinets, rows int
 	mseries        int
 	mseriesY       int
-	routing        int
-	hashAddress    bool
-	crcRate        float64
 	faults         []linkFault
-	tracePath      string
-	hazards        string
-	coarseBytes    int
-	coarsePackets  int
 }
 
 type linkFault struct {
@@ -351,25 +173,26 @@ type linkFault struct {
 }
 
 // OptionNames lists the backend options and what they mean.
-var OptionNames = map[string]string{
-	"torus":          "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
-	"cabinets":       "build the Table 1 system of this many cabinets per row",
-	"rows":           "rows of cabinets, with cabinets (default 1)",
-	"mseries":        "build an m-series 2D torus of this many cabinets",
-	"mseries_y":      "the y size of a one-cabinet m-series system: 4, 8 or 12",
-	"y_open":         "true: the y dimension is open (not a ring)",
-	"routing":        "adaptive (default), deterministic, or by-order (deterministic for strict ordering, adaptive otherwise)",
-	"hash_address":   "true: deterministic routing hashes the remote address too",
-	"crc_error_rate": "probability that a packet's CRC fails on a link (retried)",
-	"fail":           "failed connections: gemini:dim:dir:conn[:links] separated by ';', e.g. 0:x:+:0 or 0:x:+:1:1",
-	"trace":          "write a Chrome trace-event JSON file of the run here",
-	"coarse_packets": "packets per coarse unit (default 16)",
-	"hazards":        "off, log or fail: report relaxed gets that read around a put to the same bytes",
-	"coarse_bytes":   "relaxed transfers larger than this many bytes move in coarse units (default 65536; 0: always packet by packet)",
+var OptionNames = optionNames()
+
+func optionNames() map[string]string {
+	names := fabric.OptionNames(params)
+	for k, v := range map[string]string{
+		"torus":     "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
+		"cabinets":  "build the Table 1 system of this many cabinets per row",
+		"rows":      "rows of cabinets, with cabinets (default 1)",
+		"mseries":   "build an m-series 2D torus of this many cabinets",
+		"mseries_y": "the y size of a one-cabinet m-series system: 4, 8 or 12",
+		"y_open":    "true: the y dimension is open (not a ring)",
+		"fail":      "failed connections: gemini:dim:dir:conn[:links] separated by ';', e.g. 0:x:+:0 or 0:x:+:1:1",
+	} {
+		names[k] = v
+	}
+	return names
 }
 
 func parseOptions(o map[string]string) (options, error) {
-	opts := options{coarseBytes: DefaultCoarseBytes, coarsePackets: CoarsePackets}
+	opts := options{Options: fabric.DefaultOptions(params)}
 	for k, v := range o {
 		var err error
 		switch k {
@@ -385,45 +208,13 @@ func parseOptions(o map[string]string) (options, error) {
 			opts.mseriesY, err = strconv.Atoi(v)
 		case "y_open":
 			opts.yOpen, err = strconv.ParseBool(v)
-		case "routing":
-			switch v {
-			case "adaptive":
-				opts.routing = routeAdaptive
-			case "deterministic":
-				opts.routing = routeDeterministic
-			case "by-order":
-				opts.routing = routeByOrder
-			default:
-				err = fmt.Errorf("not adaptive, deterministic or by-order")
-			}
-		case "hash_address":
-			opts.hashAddress, err = strconv.ParseBool(v)
-		case "crc_error_rate":
-			opts.crcRate, err = strconv.ParseFloat(v, 64)
-			if err == nil && (opts.crcRate < 0 || opts.crcRate >= 1) {
-				err = fmt.Errorf("not in [0, 1)")
-			}
 		case "fail":
 			opts.faults, err = parseFaults(v)
-		case "trace":
-			opts.tracePath = v
-		case "coarse_bytes":
-			opts.coarseBytes, err = strconv.Atoi(v)
-			if err == nil && opts.coarseBytes < 0 {
-				err = fmt.Errorf("negative")
-			}
-		case "coarse_packets":
-			opts.coarsePackets, err = strconv.Atoi(v)
-			if err == nil && opts.coarsePackets < 1 {
-				err = fmt.Errorf("less than 1")
-			}
-		case "hazards":
-			if v != "off" && v != "log" && v != "fail" {
-				err = fmt.Errorf("not off, log or fail")
-			}
-			opts.hazards = v
 		default:
-			return opts, fmt.Errorf("gemini: unknown option %q (known: %s)", k, strings.Join(optionList(), ", "))
+			var known bool
+			if known, err = opts.Set(k, v); !known {
+				return opts, fmt.Errorf("gemini: unknown option %q (known: %s)", k, strings.Join(optionList(), ", "))
+			}
 		}
 		if err != nil {
 			return opts, fmt.Errorf("gemini: option %s=%q: %v", k, v, err)
@@ -437,7 +228,7 @@ func optionList() []string {
 	for k := range OptionNames {
 		names = append(names, k)
 	}
-	sortStrings(names)
+	sort.Strings(names)
 	return names
 }
 
@@ -514,25 +305,9 @@ func (o options) torus(nodes int) (*Torus, error) {
 	return t, err
 }
 
-// applyFaults marks failed connections (all links down: adaptive traffic
-// avoids them, deterministic traffic through them is lost) and degraded
-// ones (some links down: the rest carry the traffic more slowly).
-func (m *machine) applyFaults() error {
-	for _, f := range m.opts.faults {
-		if f.gemini < 0 || f.gemini >= len(m.routers) {
-			return fmt.Errorf("gemini: fault on Gemini %d outside the %d-Gemini torus", f.gemini, len(m.routers))
-		}
-		conns := m.routers[f.gemini].out[f.dim][dirIndex(f.dir)]
-		if f.conn >= len(conns) {
-			return fmt.Errorf("gemini: fault on connection %d of Gemini %d %v%v, which has %d", f.conn, f.gemini, f.dim, f.dir, len(conns))
-		}
-		c := conns[f.conn]
-		if f.links == 0 || f.links >= LinksPerConnection {
-			c.down = true
-			continue
-		}
-		c.lanes = LinksPerConnection - f.links
-		c.phitTime = PhitTime * LinksPerConnection / Time(c.lanes)
-	}
-	return nil
+// dieOf is the NUMA die of a rank's core and memory: PEs fill a node's
+// cores in order.
+func dieOf(j *simnet.Job, rank int) int {
+	local := rank % j.PEsPerNode()
+	return (local % CoresPerNode) / (CoresPerNode / Dies)
 }

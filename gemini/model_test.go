@@ -239,7 +239,6 @@ func TestTrace(t *testing.T) {
 			Ts   float64         `json:"ts"`
 			Dur  float64         `json:"dur"`
 			Pid  int             `json:"pid"`
-			Tid  int             `json:"tid"`
 			Args json.RawMessage `json:"args"`
 		} `json:"traceEvents"`
 	}

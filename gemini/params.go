@@ -29,9 +29,6 @@ const (
 	RouterClockHz = 800_000_000
 )
 
-// nicCycles is n NIC cycles, rounded down to the picosecond.
-func nicCycles(n int64) Time { return Time(n * 1_000_000_000_000 / NICClockHz) }
-
 // routerCycles is n router cycles (1250 ps each).
 func routerCycles(n int64) Time { return Time(n * 1_000_000_000_000 / RouterClockHz) }
 
@@ -94,9 +91,11 @@ const (
 	// ProcessorTilePhitCycles is the router cycles a phit takes through a
 	// processor tile.
 	ProcessorTilePhitCycles = 1
-	// VCRequest and VCResponse are the two virtual channels (WP 3).
-	VCRequest  = 0
-	VCResponse = 1
+	// VirtualChannels: VCRequest and VCResponse are the two virtual
+	// channels (WP 3).
+	VirtualChannels = 2
+	VCRequest       = 0
+	VCResponse      = 1
 )
 
 // RouterPipeline and InputStage in time.
@@ -224,10 +223,16 @@ const (
 	// FMAGetPerPacket is the CPU time to store one 8-byte get control word
 	// (a get of up to 64 bytes).
 	FMAGetPerPacket = 10 * ns
+	// FMAGetControlBytes is the size of that control word, which crosses
+	// the HT link with HTOverheadBytes.
+	FMAGetControlBytes = 8
 	// BTEPost is the CPU time to post a block transfer through the kernel
 	// driver: "the cost of starting up this mechanism is high" (MOP II).
 	// Set from G-XOVER (the FMA/BTE crossover near 4 KB).
 	BTEPost = 1200 * ns
+	// BTEDescriptorBytes is the size of the block-transfer descriptor the
+	// post writes to the NIC over the HT link. Assumed.
+	BTEDescriptorBytes = 64
 	// SMSGSend is the CPU time of sending a short message (mailbox
 	// bookkeeping and the FMA put of the message). Set from G-LAT-MSG.
 	SMSGSend = 200 * ns

@@ -1,4 +1,4 @@
-package gemini
+package fabric
 
 import (
 	"encoding/json"
@@ -54,45 +54,40 @@ func (t *tracer) PESpan(rank int, name string, start, end Time) {
 	t.add(1, rank, "wait: "+name, start, end)
 }
 
-func (m *machine) traceNIC(n *nic, what string, start, end Time) {
-	if m.trace == nil {
-		return
-	}
+func (m *Machine) traceNIC(n *nic, what string, start, end Time) {
 	m.trace.names[[2]int{2, n.node}] = fmt.Sprintf("NIC of node %d", n.node)
 	m.trace.add(2, n.node, what, start, end)
 }
 
-func (m *machine) traceLink(c *channel, p *packet, start, end Time) {
-	if m.trace == nil {
-		return
-	}
+func (m *Machine) traceLink(c *Channel, p *Packet, start, end Time) {
 	if _, ok := m.trace.names[[2]int{3, c.id}]; !ok {
 		m.trace.names[[2]int{3, c.id}] = m.channelName(c)
 	}
-	m.trace.add(3, c.id, fmt.Sprintf("%v %d->%d", p.kind, p.src, p.dst), start, end)
+	m.trace.add(3, c.id, fmt.Sprintf("%v %d->%d", p.kind, p.Src, p.Dst), start, end)
 }
 
-func (m *machine) traceTxn(t *txn, end Time) {
-	if m.trace == nil {
-		return
-	}
+func (m *Machine) traceTxn(t *txn, end Time) {
 	rank := t.ep.Rank()
 	m.trace.names[[2]int{4, rank}] = fmt.Sprintf("transactions of PE %d", rank)
 	m.trace.add(4, rank, fmt.Sprintf("%v %d B to PE %d", t.kind, t.size, t.tep.Rank()), t.born, end)
 }
 
-func (m *machine) channelName(c *channel) string {
-	switch {
-	case c.eject:
-		return fmt.Sprintf("Gemini %d ejection tile %d", c.from, c.id)
-	case c.from < 0:
-		return fmt.Sprintf("Gemini %d injection tile %d", c.to.id, c.id)
+// channelName is the backend's name for a channel, or a plain one.
+func (m *Machine) channelName(c *Channel) string {
+	if m.cfg.ChannelName != nil {
+		return m.cfg.ChannelName(c)
 	}
-	return fmt.Sprintf("Gemini %d %v%v connection %d", c.from, c.dim, c.dir, c.id)
+	switch {
+	case c.to == nil:
+		return fmt.Sprintf("router %d ejection tile %d", c.from.ID, c.id)
+	case c.from == nil:
+		return fmt.Sprintf("router %d injection tile %d", c.to.ID, c.id)
+	}
+	return fmt.Sprintf("router %d link %d to router %d", c.from.ID, c.id, c.to.ID)
 }
 
-// write writes the trace file.
-func (t *tracer) write() error {
+// write writes the trace file; backend names the backend in errors.
+func (t *tracer) write(backend string) error {
 	type meta struct {
 		Name string            `json:"name"`
 		Ph   string            `json:"ph"`
@@ -129,9 +124,7 @@ func (t *tracer) write() error {
 		return err
 	}
 	if err := os.WriteFile(t.path, b, 0o644); err != nil {
-		return fmt.Errorf("gemini: writing the trace: %w", err)
+		return fmt.Errorf("%s: writing the trace: %w", backend, err)
 	}
 	return nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

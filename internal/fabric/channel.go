@@ -1,0 +1,248 @@
+package fabric
+
+// A channel is one direction of a link between two routers, or a processor
+// tile between the NICs and their router. It sends one packet at a time, a
+// link unit per unit time, with per-virtual-channel credits for the input
+// buffer at its far end (virtual cut-through: a packet is sent whole or not
+// at all, and only into room for all of it), alternating between the
+// virtual channels that have a packet and room for it. A packet reaches the
+// next router the flight time after it left, is routed RouterPipeline later
+// and joins the queue of the output its routing chose; its input-buffer
+// space goes back to the channel InputStage after its tail arrived (plus
+// the flight back). An ejection tile delivers to the packet's NIC, which
+// gives the space back when its receive pipeline takes the packet.
+
+// creditReturn is input-buffer space coming back to a channel at a time.
+type creditReturn struct {
+	at    Time
+	units int
+}
+
+// Channel is one direction of a link, or a processor tile.
+type Channel struct {
+	m        *Machine
+	id       int
+	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
+	link     bool    // between routers (not a processor tile)
+	unitTime Time
+	fullTime Time // unitTime with every lane working
+	flight   Time
+	lanes    int // lanes carrying each packet together
+	down     bool
+	crcRate  float64
+
+	credits     [MaxVCs]int
+	q           [MaxVCs]pktQueue
+	queued      int  // packets in q
+	queuedUnits int  // their size
+	busy        Time // sending until then
+	pending     bool // a send attempt is scheduled
+	rr          uint8
+	// returns are the credits on their way back, in time order (a
+	// channel's packets leave in order and each returns its space a fixed
+	// time after its tail arrives, so the times never decrease). They are
+	// counted when the channel looks, not by events of their own.
+	returns [MaxVCs][]creditReturn
+
+	sent, retries int64
+	busyTime      Time
+}
+
+// newChannel makes a channel from one router to another (either nil for a
+// tile) and gives it the next id.
+func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int) *Channel {
+	c := &Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
+		flight: flight, lanes: lanes, crcRate: m.opts.CRCErrorRate}
+	for vc := range m.p.VCs {
+		c.credits[vc] = m.p.InputBufferUnits
+	}
+	m.channels = append(m.channels, c)
+	return c
+}
+
+// ID is the channel's number, unique in the machine. Channels are numbered
+// router by router, each router's links (in the order they were made)
+// before its injection tiles, and then every router's ejection tiles.
+func (c *Channel) ID() int { return c.id }
+
+// From is the router sending on the channel; nil for an injection tile.
+func (c *Channel) From() *Router { return c.from }
+
+// To is the router at the channel's far end; nil for an ejection tile.
+func (c *Channel) To() *Router { return c.to }
+
+// Fail takes the channel out of service: Failed reports it, and the routing
+// must not choose it.
+func (c *Channel) Fail() { c.down = true }
+
+// Failed says whether the channel is out of service.
+func (c *Channel) Failed() bool { return c.down }
+
+// Degrade leaves lanes of the link's lanes working (1 to all of them): it
+// sends each unit more slowly, in proportion.
+func (c *Channel) Degrade(lanes int) {
+	c.unitTime = c.fullTime * Time(c.lanes) / Time(lanes)
+}
+
+// Load is how much is waiting for or occupying the channel, in link units:
+// the measure by which packets choose among tiles, and adaptive routing
+// among links.
+func (c *Channel) Load() int {
+	l := c.queuedUnits
+	if now := c.m.k.Now(); c.busy > now {
+		l += int((c.busy - now) / c.unitTime)
+	}
+	return l
+}
+
+// enqueue puts a packet in the channel's queue; an idle channel sends it
+// at once.
+func (c *Channel) enqueue(p *Packet) {
+	c.q[p.VC].push(p)
+	c.queued++
+	c.queuedUnits += p.Size
+	if !c.pending && c.m.k.Now() >= c.busy {
+		c.send()
+		return
+	}
+	c.kick()
+}
+
+// kick schedules a send attempt when the channel is next free.
+func (c *Channel) kick() { c.kickAt(c.busy) }
+
+func (c *Channel) kickAt(t Time) {
+	if c.pending {
+		return
+	}
+	c.pending = true
+	c.m.k.At(max(c.m.k.Now(), t), c, 0, nil)
+}
+
+// Fire is a send attempt.
+func (c *Channel) Fire(int32, any) {
+	c.pending = false
+	c.send()
+}
+
+// absorb counts the credits that have come back by now.
+func (c *Channel) absorb(vc int) {
+	now := c.m.k.Now()
+	r := c.returns[vc]
+	i := 0
+	for i < len(r) && r[i].at <= now {
+		c.credits[vc] += r[i].units
+		i++
+	}
+	if i > 0 {
+		n := copy(r, r[i:])
+		c.returns[vc] = r[:n]
+	}
+}
+
+// send starts the next packet that has room downstream, taking the virtual
+// channels in turn.
+func (c *Channel) send() {
+	now := c.m.k.Now()
+	if now < c.busy {
+		c.kick()
+		return
+	}
+	var p *Packet
+	wake := Time(-1) // when a credit a waiting packet needs comes back
+	vcs := c.m.p.VCs
+	for i, vc := 0, int(c.rr); i < vcs; i, vc = i+1, vc+1 {
+		if vc == vcs {
+			vc = 0
+		}
+		q := &c.q[vc]
+		if q.n == 0 {
+			continue
+		}
+		c.absorb(vc)
+		if c.credits[vc] < c.creditsFor(q.head) {
+			if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+				wake = r[0].at
+			}
+			continue
+		}
+		p = q.pop()
+		c.rr = uint8(vc + 1)
+		if int(c.rr) == vcs {
+			c.rr = 0
+		}
+		break
+	}
+	if p == nil {
+		if wake >= 0 {
+			c.kickAt(wake)
+		}
+		return // wait for a credit or a packet
+	}
+	c.queued--
+	c.queuedUnits -= p.Size
+	c.credits[p.VC] -= c.creditsFor(p)
+	ser := Time(p.Size) * c.unitTime
+	var extra Time // a retried packet arrives this much later
+	occupy := ser
+	if c.crcRate > 0 && c.m.k.Rand().Float64() < c.crcRate {
+		// The far end finds a bad CRC and asks for the packet again; the
+		// send buffer covers the round trip, so the cost is time.
+		c.retries++
+		c.m.stats.CRCRetries++
+		extra = ser + 2*c.flight
+		occupy = 2 * ser
+	}
+	c.busy = now + occupy
+	c.busyTime += occupy
+	c.sent++
+	c.m.stats.ChannelUnits += int64(p.Size)
+	if c.link {
+		c.m.stats.LinkUnits += int64(p.Size)
+		c.m.stats.LinkPackets += int64(p.cnt)
+	}
+	if c.m.trace != nil {
+		c.m.traceLink(c, p, now, now+occupy)
+	}
+	p.Hops++
+	head := now + c.flight + extra
+	tail := head + ser
+	if c.to == nil {
+		p.via = c
+		c.m.k.At(tail, c.m.nics[p.Dst], nicRx, p)
+	} else {
+		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
+		c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, c.creditsFor(p)})
+	}
+	if c.queued > 0 {
+		c.kick()
+	}
+}
+
+// giveBack returns the space p held in the far end's buffer now (an
+// ejection tile's packet taken by its NIC) and lets the channel send.
+func (c *Channel) giveBack(p *Packet) {
+	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p)})
+	if c.queued > 0 {
+		c.kick()
+	}
+}
+
+// creditsFor is the input-buffer space a packet needs to be sent: all of
+// it. A coarse unit is a stream of packets, each of which the far end
+// drains while the next arrives: it holds one packet's space.
+func (c *Channel) creditsFor(p *Packet) int {
+	return min((p.Size+p.cnt-1)/p.cnt, c.m.p.InputBufferUnits)
+}
+
+// leastLoaded picks the channel with the least load, the first on ties.
+func leastLoaded(cs []*Channel) *Channel {
+	best := cs[0]
+	bl := best.Load()
+	for _, c := range cs[1:] {
+		if l := c.Load(); l < bl {
+			best, bl = c, l
+		}
+	}
+	return best
+}

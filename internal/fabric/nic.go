@@ -1,0 +1,520 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/simnet"
+)
+
+// NIC event codes. data is the *Packet or *txn concerned.
+const (
+	nicRx       = iota + 1 // a packet arrives from an ejection tile
+	nicRxDone              // the receive pipeline is done with a packet
+	nicTx                  // a packet reaches the transmit pipeline
+	nicInject              // a packet leaves for a processor tile
+	nicCommit              // a write of a packet's data is visible
+	nicSnapshot            // a get's data is read from memory
+	nicReadDone            // a get's data goes back to the NIC
+	nicAMO                 // the AMO unit performs an operation
+	nicFMAIssue            // the CPU stores a transaction's next FMA packet
+	nicBTEQueue            // a block-transfer descriptor reaches the NIC
+	nicBTESend             // a block transfer makes its next packet
+	nicComplete            // a transaction's completion entry is visible
+	nicTimeout             // a transaction's time is up
+	nicRxServe             // the receive pipeline takes its next packet
+	nicTxServe             // the transmit pipeline takes its next packet
+)
+
+// txn is a transaction: the packets of one post or message, which share a
+// synchronization sequence identifier. Its packets commit at the target in
+// whatever order they arrive; it completes when every response is back.
+type txn struct {
+	kind     pktKind // of its requests
+	bte      bool
+	ep, tep  *simnet.Endpoint // source and target PEs
+	src, dst *nic
+	// srcLoc and dstLoc are where the source's and the target's memory
+	// are in their nodes (Config.Location).
+	srcLoc, dstLoc int
+	d              *conduit.PostDesc // the runtime's until the transaction completes
+	msg            *simnet.Message
+	msgData        []byte // its header and payload
+	// What the target needs after the source has completed (a put is
+	// acknowledged before it is visible).
+	remoteEvent bool
+	remoteData  uint64
+	// An AMO's operation, captured at the post.
+	amo              conduit.AMOOp
+	width            uint8
+	fetch            bool
+	operand, compare uint64
+	order            conduit.OrderingMode
+	adaptive         bool
+	hash             uint64
+	region           uint32
+	roff             int64
+	size             int
+	npkts            int  // packets, or coarse units
+	unit             int  // real packets per unit: 1, or more for a coarse transfer
+	perPkt           Time // CPU time per FMA store (per real packet)
+
+	next       int // next packet to make
+	pending    int // packets whose completion has not come back
+	orbHeld    int // its request packets holding ORB entries
+	tCommitted int // packets committed at the target
+	sStarted   bool
+	tStarted   bool
+	timing     bool   // a timeout is scheduled
+	alive      Time   // its last request sent or response received
+	reads      []Time // a block transfer's reads in flight, by slot: when each is back
+	status     conduit.Status
+	detail     string
+	done       bool
+	born       Time
+}
+
+// msgBytes is the part of a message a packet carries.
+func (t *txn) msgBytes(p *Packet) []byte {
+	return t.msgData[p.off:min(p.off+int64(p.n), int64(len(t.msgData)))]
+}
+
+// packetBytes is the data of t's packet (or unit) i.
+func (m *Machine) packetBytes(t *txn, i int) (off, n int) {
+	u := max(t.unit, 1) * m.p.MaxPacketData
+	off = i * u
+	return off, min(u, t.size-off)
+}
+
+func (t *txn) fail(s conduit.Status, detail string) {
+	if t.status == conduit.StatusOK {
+		t.status, t.detail = s, detail
+	}
+}
+
+// nic is one node's NIC.
+type nic struct {
+	m    *Machine
+	node int
+	r    *Router
+	host Host
+	tx   pipeline // served by nicTxServe
+	// rx is served by nicRxServe. Its block[vc]: a write waiting for the
+	// host interface holds up the packets of its virtual channel behind it
+	// until then; the other channels' packets pass (acknowledgements are
+	// not stuck behind a backlog of incoming writes).
+	rx pipeline
+
+	orbUsed int
+	orbWait pktQueue // request packets waiting for an ORB entry
+
+	bteQ      []*txn // waiting for a channel
+	bteActive int    // transfers holding a channel
+	bteRun    []*txn // transfers with packets still to make
+	bteCur    int    // whose turn it is
+	bteBurst  int    // packets made in this turn
+	bteBusy   bool   // the engine's next step is scheduled
+	bteNext   Time   // the engine can make a packet from then
+	bteParked bool   // waiting for an ORB entry
+
+	amoFree  Time
+	amoCache map[amoKey]*amoEntry
+	amoClock uint64
+	amoFills []Time // by slot: when each fill in flight is back
+	amoN     int
+}
+
+func (m *Machine) newNIC(node int, r *Router, h Host) *nic {
+	return &nic{m: m, node: node, r: r, host: h, amoCache: make(map[amoKey]*amoEntry), amoFills: make([]Time, m.p.AMOFetchesOutstanding)}
+}
+
+// Fire dispatches the NIC's events.
+func (n *nic) Fire(code int32, data any) {
+	switch code {
+	case nicRx:
+		n.receive(data.(*Packet))
+	case nicRxServe:
+		n.rxServe()
+	case nicTxServe:
+		n.txServe()
+	case nicRxDone:
+		n.handle(data.(*Packet))
+	case nicTx:
+		n.transmit(data.(*Packet))
+	case nicInject:
+		leastLoaded(n.r.inject).enqueue(data.(*Packet))
+	case nicCommit:
+		n.commit(data.(*Packet))
+	case nicSnapshot:
+		n.snapshot(data.(*Packet))
+	case nicAMO:
+		n.performAMO(data.(*Packet))
+	case nicFMAIssue:
+		n.fmaIssue(data.(*txn))
+	case nicBTEQueue:
+		n.bteQ = append(n.bteQ, data.(*txn))
+		n.bteStart()
+	case nicBTESend:
+		n.bteSend()
+	case nicComplete:
+		n.finish(data.(*txn), conduit.StatusOK, "")
+	case nicTimeout:
+		t := data.(*txn)
+		if t.done {
+			return
+		}
+		timeout := n.m.p.TransactionTimeout
+		if due := t.alive + timeout; due > n.m.k.Now() {
+			// Still making progress: the time counts from its last sign
+			// of life.
+			n.m.k.At(due, n, nicTimeout, t)
+			return
+		}
+		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v (a lost route?)", t.tep.Rank(), timeout))
+	}
+}
+
+// amoOperandBytes is the size of an AMO's operand, and of the words the
+// AMO cache holds.
+const amoOperandBytes = 8
+
+// request makes request packet i of t.
+func (n *nic) request(t *txn, i int) *Packet {
+	m := n.m
+	p := m.newPacket()
+	off, size := m.packetBytes(t, i)
+	p.kind, p.VC, p.t = t.kind, m.p.RequestVC, t
+	p.Src, p.Dst, p.DstRouter = n.node, t.dst.node, t.dst.r.ID
+	p.order, p.Adaptive, p.Hash = t.order, t.adaptive, t.hash
+	p.off, p.n, p.born = int64(off), size, m.k.Now()
+	p.cnt = m.packets(size)
+	switch t.kind {
+	case pktGet:
+		p.Size = p.cnt * m.sizes.GetRequest
+	case pktAMO:
+		operands := amoOperandBytes
+		if t.amo == conduit.AMOCSwap {
+			operands = 2 * amoOperandBytes
+		}
+		p.Size, p.cnt = m.sizes.Request(operands), 1
+	default:
+		p.Size = m.unitSize(size, m.sizes.Request)
+	}
+	if m.opts.HashAddress {
+		p.Hash ^= mix64(uint64(t.roff) + uint64(off))
+	}
+	return p
+}
+
+// response turns a request packet into its response, headed back; size is
+// that of one real response, multiplied for a coarse unit.
+func (n *nic) response(p *Packet, kind pktKind, size int) {
+	if kind == pktData && !p.failed {
+		size = n.m.unitSize(p.n, n.m.sizes.DataResponse)
+	} else {
+		size *= p.cnt
+	}
+	p.kind, p.VC, p.Size = kind, n.m.p.ResponseVC, size
+	p.Src, p.Dst, p.DstRouter = n.node, p.t.src.node, p.t.src.r.ID
+	p.Hops = 0
+	p.Route = [4]int32{}
+}
+
+// fmaIssue is the CPU storing packet t.next into the FMA window: the store
+// crosses the host interface (data or a control word, plus the overhead)
+// before the NIC turns it into a packet.
+func (n *nic) fmaIssue(t *txn) {
+	now := n.m.k.Now()
+	p := n.request(t, t.next)
+	over := n.m.p.HostOverheadBytes
+	bytes := p.cnt * (n.m.p.FMAControlBytes + over)
+	if t.kind == pktPut || t.kind == pktMsg {
+		bytes = p.n + p.cnt*over
+	}
+	n.m.k.At(n.host.ToNIC(now, bytes), n, nicTx, p)
+	t.next++
+	if t.next < t.npkts {
+		n.m.k.At(now+Time(p.cnt)*t.perPkt, n, nicFMAIssue, t)
+	}
+}
+
+// transmit puts a packet through the transmit pipeline: requests first
+// take an ORB entry.
+func (n *nic) transmit(p *Packet) {
+	now := n.m.k.Now()
+	t := p.t
+	if p.kind.isRequest() {
+		if n.orbUsed+p.cnt > n.m.p.ORBEntries {
+			n.orbWait.push(p)
+			return
+		}
+		n.orbUsed += p.cnt
+		t.orbHeld += p.cnt
+		t.alive = now
+		if !t.timing {
+			t.timing = true
+			n.m.k.At(now+n.m.p.TransactionTimeout, n, nicTimeout, t)
+		}
+	}
+	if n.enter(&n.tx, p, nicTxServe, now) {
+		n.txServe()
+	}
+}
+
+// txServe takes the next packet into the transmit pipeline, taking the
+// virtual channels in turn (a backlog of requests does not hold up the
+// responses the node owes); a transaction's first request pays for its
+// SSID.
+func (n *nic) txServe() {
+	p, now := n.serve(&n.tx, nicTxServe)
+	if p == nil {
+		return
+	}
+	t := p.t
+	occ := n.m.pipelineTime(p)
+	if p.kind.isRequest() && !t.sStarted {
+		t.sStarted = true
+		occ += n.m.ssid
+	}
+	n.tx.free = now + occ
+	n.m.stats.Packets++
+	if n.m.trace != nil {
+		n.m.traceNIC(n, "tx "+p.kind.String(), now, n.tx.free)
+	}
+	n.m.k.At(n.tx.free+n.m.latency, n, nicInject, p)
+	n.served(&n.tx, nicTxServe)
+}
+
+// pipelineTime is how long a packet (or coarse unit) occupies the NIC's
+// transmit or receive pipeline: NICPacketCycles for a full packet, less for
+// smaller packets in proportion to their size, and at least
+// NICMinPacketCycles for each.
+func (m *Machine) pipelineTime(p *Packet) Time {
+	occ := m.cycles(m.p.NICPacketCycles*int64(p.Size)) / m.fullPacket
+	return max(occ, m.cycles(m.p.NICMinPacketCycles*int64(p.cnt)))
+}
+
+// orbRelease frees cnt entries of t's and lets waiting packets go.
+func (n *nic) orbRelease(t *txn, cnt int) {
+	cnt = min(cnt, t.orbHeld)
+	if cnt == 0 {
+		return
+	}
+	t.orbHeld -= cnt
+	n.orbUsed -= cnt
+	entries := n.m.p.ORBEntries
+	for n.orbWait.n > 0 && n.orbUsed+n.orbWait.head.cnt <= entries {
+		n.transmit(n.orbWait.pop())
+	}
+	if n.bteParked && n.orbUsed < entries {
+		n.bteParked = false
+		n.bteKick()
+	}
+}
+
+// receive queues an arriving packet for the receive pipeline, by virtual
+// channel: it holds its processor tile's buffer space until the pipeline
+// takes it.
+func (n *nic) receive(p *Packet) {
+	if n.enter(&n.rx, p, nicRxServe, n.m.k.Now()) {
+		n.rxServe()
+	}
+}
+
+// rxServe takes the next packet into the receive pipeline, taking the
+// virtual channels in turn; a channel whose last write still waits for the
+// host interface is passed over until then. A transaction's first packet
+// at the target pays for its RMT entry.
+func (n *nic) rxServe() {
+	p, now := n.serve(&n.rx, nicRxServe)
+	if p == nil {
+		return
+	}
+	if c := p.via; c != nil {
+		p.via = nil
+		c.giveBack(p)
+	}
+	n.rxTake(p, now)
+	n.m.k.At(n.rx.free+n.m.latency, n, nicRxDone, p)
+	n.served(&n.rx, nicRxServe)
+}
+
+// rxTake occupies the receive pipeline with p from now.
+func (n *nic) rxTake(p *Packet, now Time) {
+	occ := n.m.pipelineTime(p)
+	if p.kind.isRequest() && !p.t.tStarted {
+		p.t.tStarted = true
+		occ += n.m.rmt
+	}
+	n.rx.free = now + occ
+	if n.m.trace != nil {
+		n.m.traceNIC(n, "rx "+p.kind.String(), now, n.rx.free)
+	}
+}
+
+// handle acts on a received packet.
+func (n *nic) handle(p *Packet) {
+	m := n.m
+	now := m.k.Now()
+	t := p.t
+	switch p.kind {
+	case pktPut, pktMsg:
+		if t.done {
+			// Its source gave up on it (timed out): nothing more of it
+			// is written.
+			m.freePacket(p)
+			return
+		}
+		failed := false
+		if p.kind == pktPut {
+			if err := t.tep.CheckMemory(t.region, t.roff+p.off, int64(p.n)); err != nil {
+				failed = true
+				t.fail(conduit.StatusError, err.Error())
+			}
+		}
+		ack := m.newPacket()
+		*ack = Packet{t: t, order: t.order, Adaptive: t.adaptive, Hash: t.hash, failed: failed, born: now, cnt: p.cnt}
+		n.response(ack, pktAck, m.sizes.response(failed))
+		if failed {
+			m.freePacket(p)
+			n.transmit(ack)
+			return
+		}
+		// The packet brought its data; the NIC holds it until the write
+		// commits. A posted write: the NIC is done with it, and
+		// acknowledges it, once the host interface has taken it; it
+		// becomes visible later.
+		if p.kind == pktPut {
+			m.holdData(p, t.d.Local[p.off:p.off+int64(p.n)])
+		} else {
+			m.holdData(p, t.msgBytes(p))
+		}
+		taken, visible := n.host.Write(now, p.n, p.cnt, t.dstLoc, t.order)
+		n.rx.block[p.VC] = max(n.rx.block[p.VC], taken)
+		m.k.At(taken, n, nicTx, ack)
+		m.k.At(visible, n, nicCommit, p)
+	case pktGet:
+		if err := t.tep.CheckMemory(t.region, t.roff+p.off, int64(p.n)); err != nil {
+			t.fail(conduit.StatusError, err.Error())
+			n.response(p, pktData, m.sizes.ErrorResponse)
+			p.failed = true
+			n.transmit(p)
+			return
+		}
+		snap, done := n.host.Read(now, p.cnt, t.dstLoc, t.order)
+		p.born = done // when the data leaves for the NIC
+		m.k.At(snap, n, nicSnapshot, p)
+	case pktAMO:
+		n.amo(p)
+	case pktAck, pktAMORsp:
+		n.orbRelease(t, p.cnt)
+		if p.failed {
+			t.fail(conduit.StatusError, "the target rejected the operation")
+		}
+		if p.kind == pktAMORsp && t.fetch && !t.done {
+			t.d.Result = p.old
+		}
+		m.freePacket(p)
+		n.progress(t)
+	case pktData:
+		n.orbRelease(t, p.cnt)
+		if p.failed || t.done {
+			m.freePacket(p)
+			n.progress(t)
+			return
+		}
+		taken, visible := n.host.Write(now, p.n, p.cnt, t.srcLoc, t.order)
+		n.rx.block[p.VC] = max(n.rx.block[p.VC], taken)
+		m.k.At(visible, n, nicCommit, p)
+	}
+}
+
+// snapshot reads a get's data from the target's memory, now, straight into
+// the requester's buffer: the buffer is the requester's to read only once
+// the get completes, by which time the response has arrived.
+func (n *nic) snapshot(p *Packet) {
+	m := n.m
+	t := p.t
+	if !t.done {
+		// (A get that timed out is not read: the runtime has its
+		// descriptor back. Its response goes back all the same.)
+		dst := t.d.Local[p.off : p.off+int64(p.n)]
+		if err := t.tep.ReadMemory(t.region, t.roff+p.off, dst); err != nil {
+			t.fail(conduit.StatusError, err.Error())
+		}
+		m.hazards.read(t, p, m.k.Now())
+	}
+	n.response(p, pktData, m.sizes.DataResponse(p.n))
+	// The data reaches the host interface when the read completes.
+	m.k.At(n.host.ToNIC(p.born, p.n+p.cnt*m.p.HostOverheadBytes), n, nicTx, p)
+}
+
+// commit acts on a write that has become visible.
+func (n *nic) commit(p *Packet) {
+	t := p.t
+	switch p.kind {
+	case pktPut, pktMsg:
+		if p.kind == pktPut {
+			if err := t.tep.WriteMemory(t.region, t.roff+p.off, p.data); err != nil {
+				t.fail(conduit.StatusError, err.Error())
+			}
+		}
+		n.m.hazards.writeVisible(t, p)
+		t.tCommitted++
+		if t.tCommitted == t.npkts {
+			switch {
+			case p.kind == pktMsg:
+				t.tep.DeliverMessage(t.msg)
+			case t.remoteEvent:
+				t.tep.RemoteEvent(t.ep.Rank(), t.remoteData)
+			}
+		}
+		n.m.freePacket(p)
+	case pktData:
+		n.m.freePacket(p)
+		n.progress(t)
+	}
+}
+
+// progress counts a completed packet of t and completes t with its last.
+func (n *nic) progress(t *txn) {
+	t.alive = n.m.k.Now()
+	t.pending--
+	if t.pending > 0 || t.done {
+		return
+	}
+	if t.kind == pktMsg {
+		n.finish(t, t.status, t.detail)
+		return
+	}
+	// The completion entry is a posted write to the PE's completion queue,
+	// made once the transaction's data is visible, in the transaction's
+	// ordering mode (under strict ordering it keeps its place among the
+	// node's writes like any other).
+	_, visible := n.host.Write(n.m.k.Now(), n.m.p.CQEntryBytes, 1, t.srcLoc, t.order)
+	n.m.k.At(visible, n, nicComplete, t)
+}
+
+// finish ends a transaction, with a completion event for a post.
+func (n *nic) finish(t *txn, s conduit.Status, detail string) {
+	if t.done {
+		return
+	}
+	t.done = true
+	if t.status != conduit.StatusOK {
+		s, detail = t.status, t.detail
+	}
+	n.orbRelease(t, t.orbHeld)
+	if t.bte {
+		n.bteActive--
+		n.bteStart()
+	}
+	n.m.stats.Transactions++
+	n.m.hazards.ended(t)
+	if n.m.trace != nil {
+		n.m.traceTxn(t, n.m.k.Now())
+	}
+	if t.d != nil {
+		t.ep.CompleteLocal(t.d, s, detail)
+	}
+}

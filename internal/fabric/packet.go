@@ -1,0 +1,156 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// pktKind is what a packet is.
+type pktKind uint8
+
+const (
+	pktPut    pktKind = iota + 1 // request carrying data to write
+	pktGet                       // request for data
+	pktAMO                       // request for an atomic
+	pktMsg                       // request carrying (part of) a short message
+	pktAck                       // response to a put or message
+	pktData                      // response carrying get data
+	pktAMORsp                    // response to an AMO (old value when fetching)
+)
+
+var pktNames = [...]string{"", "put", "get", "amo", "msg", "ack", "data", "amo-rsp"}
+
+func (k pktKind) String() string {
+	if int(k) < len(pktNames) {
+		return pktNames[k]
+	}
+	return fmt.Sprintf("pktKind(%d)", uint8(k))
+}
+
+func (k pktKind) isRequest() bool { return k <= pktMsg }
+
+// Packet is one network packet, or a coarse unit: a run of consecutive
+// packets of one transfer moving as one. Packets come from the Machine's
+// free list and go back to it; a Routing may read and set the exported
+// fields while the packet is at a router, and must not keep it.
+type Packet struct {
+	// VC is the virtual channel the packet is queued on and takes credits
+	// of. A NIC sends requests on Params.RequestVC and responses on
+	// Params.ResponseVC; the routing may change it at each hop.
+	VC uint8
+	// Adaptive says the packet's transaction is routed adaptively (the
+	// routing option); otherwise deterministically.
+	Adaptive bool
+	// Size is the packet's size in link units; a coarse unit's is the sum
+	// of its packets'.
+	Size int
+	// Src and Dst are the sending and the receiving nodes, and DstRouter
+	// the router of Dst's NIC.
+	Src, Dst, DstRouter int
+	// Hash is the transaction's routing hash (its source and destination
+	// nodes, and with the hash_address option the remote address).
+	Hash uint64
+	// Hops counts the channels the packet has crossed since its NIC sent
+	// it (a response starts again from 0).
+	Hops int
+	// Route is the routing's own state for the packet (an intermediate
+	// router, a phase); it is zero when a NIC sends the packet.
+	Route [4]int32
+
+	kind   pktKind
+	order  conduit.OrderingMode
+	failed bool // carries an error status back
+
+	t    *txn   // the transaction it belongs to
+	off  int64  // offset of its data in the transaction
+	n    int    // data bytes it stands for
+	cnt  int    // real packets it stands for: 1, or more for a coarse unit
+	buf  []byte // a put's data buffer (MaxPacketData bytes), held from the target NIC to the commit
+	data []byte // the data held (in buf, or its own for a coarse unit)
+	old  uint64 // an AMO's old value
+
+	born Time
+	via  *Channel // the ejection tile it arrived by, until the NIC takes it
+	next *Packet  // free list and queues
+}
+
+// IsRequest says whether the packet is a request (put, get, AMO, message)
+// rather than a response.
+func (p *Packet) IsRequest() bool { return p.kind.isRequest() }
+
+func (m *Machine) newPacket() *Packet {
+	p := m.freePkts
+	if p == nil {
+		return &Packet{}
+	}
+	m.freePkts = p.next
+	p.next = nil
+	return p
+}
+
+func (m *Machine) freePacket(p *Packet) {
+	if p.buf != nil {
+		m.freeBufs = append(m.freeBufs, p.buf)
+	}
+	*p = Packet{next: m.freePkts}
+	m.freePkts = p
+}
+
+// holdData gives a put packet a buffer with its data.
+func (m *Machine) holdData(p *Packet, data []byte) {
+	if len(data) > m.p.MaxPacketData {
+		p.data = append([]byte(nil), data...)
+		return
+	}
+	if n := len(m.freeBufs); n > 0 {
+		p.buf = m.freeBufs[n-1]
+		m.freeBufs = m.freeBufs[:n-1]
+	} else {
+		p.buf = make([]byte, m.p.MaxPacketData)
+	}
+	copy(p.buf, data)
+	p.data = p.buf[:len(data)]
+}
+
+// unitSize is the size of the real packets carrying n data bytes in a
+// coarse unit, each of up to MaxPacketData bytes costing per(bytes).
+func (m *Machine) unitSize(n int, per func(int) int) int {
+	full, rem := n/m.p.MaxPacketData, n%m.p.MaxPacketData
+	size := full * per(m.p.MaxPacketData)
+	if rem > 0 || n == 0 {
+		size += per(rem)
+	}
+	return size
+}
+
+// packets is the number of real packets n data bytes take.
+func (m *Machine) packets(n int) int { return max(1, (n+m.p.MaxPacketData-1)/m.p.MaxPacketData) }
+
+// pktQueue is a FIFO of packets linked through next.
+type pktQueue struct {
+	head, tail *Packet
+	n          int
+}
+
+func (q *pktQueue) push(p *Packet) {
+	p.next = nil
+	if q.tail == nil {
+		q.head = p
+	} else {
+		q.tail.next = p
+	}
+	q.tail = p
+	q.n++
+}
+
+func (q *pktQueue) pop() *Packet {
+	p := q.head
+	q.head = p.next
+	if q.head == nil {
+		q.tail = nil
+	}
+	p.next = nil
+	q.n--
+	return p
+}

@@ -1,0 +1,157 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// Time is virtual time in picoseconds.
+type Time = sim.Time
+
+// MaxVCs is the most virtual channels a fabric may have (Params.VCs).
+const MaxVCs = 8
+
+// Params are a backend's constants. The values, and the documents they come
+// from, are the backend's (its params.go); the comments here say what the
+// fabric does with each. Times are in picoseconds, cycles in NIC cycles.
+type Params struct {
+	// VCs is the number of virtual channels, 1 to MaxVCs: every channel
+	// and NIC pipeline keeps a queue and credits per virtual channel.
+	VCs int
+	// RequestVC and ResponseVC are the virtual channels a NIC sends
+	// requests and responses on; the routing may move a packet to another
+	// at each hop.
+	RequestVC, ResponseVC uint8
+	// ProcessorTiles is the number of router tiles between the router and
+	// its NICs in each direction; a packet takes the least loaded.
+	ProcessorTiles int
+	// TileUnitTime is the time a link unit (phit, flit) takes through a
+	// processor tile.
+	TileUnitTime Time
+	// InputBufferUnits is the input buffer at a channel's far end per
+	// virtual channel, in link units: the channel's credits.
+	InputBufferUnits int
+	// RouterPipeline is a packet's trip through a router, from its input
+	// to the queue of the output its routing chose.
+	RouterPipeline Time
+	// InputStage is how long after its tail arrived a packet gives its
+	// input-buffer space back to the channel it came by.
+	InputStage Time
+	// MaxPacketData is the most data bytes a request or a data response
+	// carries.
+	MaxPacketData int
+
+	// NICClockHz is the NIC's clock: the Cycles parameters count its
+	// cycles.
+	NICClockHz int64
+	// NICPacketCycles is how long a full packet (a request carrying
+	// MaxPacketData bytes) occupies the NIC's transmit or receive pipeline;
+	// smaller packets take less, in proportion to their size, but at least
+	// NICMinPacketCycles each. The block-transfer engine makes a packet
+	// every NICPacketCycles.
+	NICPacketCycles, NICMinPacketCycles int64
+	// NICLatencyCycles is a packet's latency through a NIC pipeline beyond
+	// its occupancy.
+	NICLatencyCycles int64
+	// SSIDCycles is the transmit pipeline's extra occupancy for a
+	// transaction's first request, RMTCycles the receive pipeline's for
+	// its first request at the target.
+	SSIDCycles, RMTCycles int64
+	// BTEChannels is how many block transfers a NIC serves at once (the
+	// rest queue); BTEReadsOutstanding how many local reads one keeps in
+	// flight for put data; BTEBurstPackets how many packets the engine
+	// makes for one before it turns to the next.
+	BTEChannels, BTEReadsOutstanding, BTEBurstPackets int
+	// ORBEntries is how many request packets a NIC keeps outstanding
+	// awaiting their responses; further requests wait.
+	ORBEntries int
+	// AMOHitCycles and AMOMissCycles are the AMO unit's occupancy for an
+	// operation whose word is in its cache and for one that is not (that
+	// one also reads host memory, overlapping other operations).
+	AMOHitCycles, AMOMissCycles int64
+	// AMOCacheEntries is the AMO cache's size (least recently used words
+	// leave it); AMOFetchesOutstanding how many of its fills may be in
+	// flight.
+	AMOCacheEntries, AMOFetchesOutstanding int
+	// TransactionTimeout ends a transaction whose responses stopped coming
+	// (counted from its last sign of life) with a timeout status.
+	TransactionTimeout Time
+	// CQEntryBytes is the size of the completion-queue entry the NIC
+	// writes to host memory when a post completes.
+	CQEntryBytes int
+	// HostOverheadBytes is what every host-interface transaction carries
+	// beyond its data, FMAControlBytes the CPU's store that asks the NIC
+	// for a get of up to MaxPacketData bytes, BTEDescriptorBytes the
+	// block-transfer descriptor the CPU writes to the NIC.
+	HostOverheadBytes, FMAControlBytes, BTEDescriptorBytes int
+	// CoarseBytes and CoarsePackets are the default coarse_bytes and
+	// coarse_packets options: relaxed transfers of more than CoarseBytes
+	// move in units of CoarsePackets packets.
+	CoarseBytes, CoarsePackets int
+
+	// FMAPost is the CPU time to start an FMA transaction, and
+	// FMAPutPerPacket and FMAGetPerPacket the CPU time of each packet's
+	// stores (one per real packet, also of a coarse unit).
+	FMAPost, FMAPutPerPacket, FMAGetPerPacket Time
+	// BTEPost is the CPU time to post a block transfer.
+	BTEPost Time
+	// SMSGSend is the CPU time to send a short message, beyond its
+	// packets' FMAPutPerPacket.
+	SMSGSend Time
+	// PollCQ, PollMessages, PerMessage and Wait are the simnet.Costs.
+	PollCQ, PollMessages, PerMessage, Wait Time
+	// RegisterCall and RegisterPerPage are what a registration holds its
+	// node's registration lock for, the fixed part and per PageBytes page;
+	// a registration that waited for the lock pays RegisterHandoff more.
+	RegisterCall, RegisterPerPage, RegisterHandoff Time
+	// PageBytes is the page size of registrations.
+	PageBytes int64
+}
+
+// validate checks the parameters the fabric's arithmetic and arrays rely
+// on.
+func (p *Params) validate() error {
+	switch {
+	case p.VCs < 1 || p.VCs > MaxVCs:
+		return fmt.Errorf("%d virtual channels (1..%d)", p.VCs, MaxVCs)
+	case int(p.RequestVC) >= p.VCs || int(p.ResponseVC) >= p.VCs:
+		return fmt.Errorf("request VC %d or response VC %d not below %d", p.RequestVC, p.ResponseVC, p.VCs)
+	case p.ProcessorTiles < 1:
+		return fmt.Errorf("%d processor tiles", p.ProcessorTiles)
+	case p.MaxPacketData < 1, p.NICClockHz < 1, p.PageBytes < 1:
+		return fmt.Errorf("packet data %d, NIC clock %d Hz, page %d bytes: not positive", p.MaxPacketData, p.NICClockHz, p.PageBytes)
+	case p.BTEChannels < 1 || p.BTEReadsOutstanding < 1 || p.BTEBurstPackets < 1:
+		return fmt.Errorf("BTE channels %d, reads %d, burst %d: not positive", p.BTEChannels, p.BTEReadsOutstanding, p.BTEBurstPackets)
+	case p.ORBEntries < 1 || p.AMOCacheEntries < 1 || p.AMOFetchesOutstanding < 1:
+		return fmt.Errorf("ORB %d, AMO cache %d, AMO fetches %d: not positive", p.ORBEntries, p.AMOCacheEntries, p.AMOFetchesOutstanding)
+	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
+		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
+	}
+	return nil
+}
+
+// Sizes are a backend's packet formats: the size in link units (phits,
+// flits) of each kind of packet, for data of at most Params.MaxPacketData
+// bytes. They are called as packets are made.
+type Sizes struct {
+	// Request is a request carrying dataBytes: a put's or a message's
+	// data, an AMO's operands.
+	Request func(dataBytes int) int
+	// GetRequest is a get's request, which carries no data.
+	GetRequest int
+	// DataResponse is a response carrying dataBytes: a get's data, a
+	// fetching AMO's old value.
+	DataResponse func(dataBytes int) int
+	// Response is a response without data (a put's acknowledgement), and
+	// ErrorResponse one reporting an error.
+	Response, ErrorResponse int
+}
+
+// response is the size of a response without data.
+func (s *Sizes) response(failed bool) int {
+	if failed {
+		return s.ErrorResponse
+	}
+	return s.Response
+}

@@ -1,0 +1,100 @@
+package fabric
+
+// Topology is a backend's network: which router each node's NIC is attached
+// to, and the routing. Config.Build makes it once the routers and their
+// links exist.
+type Topology interface {
+	// RouterOf is the index (Router.ID) of the router node's NIC is
+	// attached to.
+	RouterOf(node int) int
+	Routing
+}
+
+// Routing is the routing decision, made for each packet at each router it
+// crosses on its way to another router's NICs.
+type Routing interface {
+	// Route chooses the link that takes p on from router r (one of r's
+	// Links), or nil if p has no working way on: it is then dropped (Stats.Dropped) and its
+	// transaction times out. Route may set p.VC, the virtual channel p
+	// takes on that link, and p.Route, its own state for the packet.
+	Route(r *Router, p *Packet) *Channel
+}
+
+// Router is one router: its links to other routers, which the backend makes
+// (Machine.NewLink), and its processor tiles to and from its NICs, which the
+// fabric makes. A packet for one of its NICs leaves by the least loaded
+// ejection tile; any other is routed by the Topology.
+type Router struct {
+	// ID is the router's index, from 0 in the order NewRouter made them.
+	ID int
+
+	m      *Machine
+	links  []*Channel // towards other routers, in the order they were made
+	inject []*Channel // from the NICs
+	eject  []*Channel // to the NICs
+}
+
+// NewRouter makes the next router, with its processor tiles. Config.Build
+// calls it.
+func (m *Machine) NewRouter() *Router {
+	r := &Router{ID: len(m.routers), m: m}
+	for range m.p.ProcessorTiles {
+		r.inject = append(r.inject, m.newChannel(nil, r, m.p.TileUnitTime, 0, 1))
+		// Ejection tiles reach the router's NICs; a packet's NIC is chosen
+		// on delivery, so each tile serves them all.
+		r.eject = append(r.eject, m.newChannel(r, nil, m.p.TileUnitTime, 0, 1))
+	}
+	m.routers = append(m.routers, r)
+	return r
+}
+
+// NewLink makes a link direction from one router to another: a channel
+// sending a link unit per unitTime, each unit reaching the far end flight
+// later, over lanes lanes that carry each packet together (Degrade takes
+// some out of service). Config.Build calls it.
+func (m *Machine) NewLink(from, to *Router, unitTime, flight Time, lanes int) *Channel {
+	c := m.newChannel(from, to, unitTime, flight, lanes)
+	c.link = true
+	from.links = append(from.links, c)
+	return c
+}
+
+// Links are the router's links towards other routers, in the order they
+// were made.
+func (r *Router) Links() []*Channel { return r.links }
+
+// Fire routes a packet that has crossed the router's pipeline.
+func (r *Router) Fire(_ int32, data any) {
+	p := data.(*Packet)
+	m := r.m
+	if p.DstRouter == r.ID {
+		leastLoaded(r.eject).enqueue(p)
+		return
+	}
+	c := m.topo.Route(r, p)
+	if c == nil {
+		m.stats.Dropped++
+		m.freePacket(p)
+		return
+	}
+	c.enqueue(p)
+}
+
+// numberChannels numbers the channels in the documented order (Channel.ID),
+// whatever order Build made them in.
+func (m *Machine) numberChannels() {
+	m.channels = m.channels[:0]
+	add := func(cs []*Channel) {
+		for _, c := range cs {
+			c.id = len(m.channels)
+			m.channels = append(m.channels, c)
+		}
+	}
+	for _, r := range m.routers {
+		add(r.links)
+		add(r.inject)
+	}
+	for _, r := range m.routers {
+		add(r.eject)
+	}
+}
