@@ -290,11 +290,19 @@ func p2pBW(s *Session, routing string) (float64, error) {
 // counters of 200 operations to the neighbouring Gemini less those of 100,
 // over 100 (what the job does besides cancels).
 func phitDelta(s *Session, op bench.Op, size int) (float64, error) {
-	return shared(s, fmt.Sprintf("gemini/phits/%v/%d", op, size), func() (float64, error) {
+	return unitDelta(s, gem, "torus_phits", 3, 2, op, size)
+}
+
+// unitDelta is a link counter's growth per operation of op with size
+// bytes from rank 0 to rank target of a job of ranks PEs, one per node:
+// the counter after 200 operations less that after 100, over 100 (what
+// the job does besides cancels).
+func unitDelta(s *Session, backend, counter string, ranks, target int, op bench.Op, size int) (float64, error) {
+	return shared(s, fmt.Sprintf("%s/%s/%v/%d", backend, counter, op, size), func() (float64, error) {
 		count := func(n int) (int64, error) {
 			var rep pgas.Report
-			cfg := s.config(gem, pgas.OrderRelaxed, nil)
-			cfg.PEs, cfg.PEsPerNode, cfg.Report, cfg.FMARDMACutover = 3, 1, &rep, 1<<20
+			cfg := s.config(backend, pgas.OrderRelaxed, nil)
+			cfg.PEs, cfg.PEsPerNode, cfg.Report, cfg.FMARDMACutover = ranks, 1, &rep, 1<<20
 			err := pgas.Run(cfg, func(pe *pgas.PE) error {
 				if pe.Rank() != 0 {
 					return nil
@@ -305,9 +313,9 @@ func phitDelta(s *Session, op bench.Op, size int) (float64, error) {
 				}
 				for range n {
 					if op == bench.Put {
-						err = pe.Put(2, pgas.ReservedBytes+int64(size), buf)
+						err = pe.Put(target, pgas.ReservedBytes+int64(size), buf)
 					} else {
-						err = pe.Get(2, pgas.ReservedBytes+int64(size), buf)
+						err = pe.Get(target, pgas.ReservedBytes+int64(size), buf)
 					}
 					if err != nil {
 						return err
@@ -315,7 +323,7 @@ func phitDelta(s *Session, op bench.Op, size int) (float64, error) {
 				}
 				return nil
 			})
-			return rep.Counters["torus_phits"], err
+			return rep.Counters[counter], err
 		}
 		base, err := runOne(s, func() (int64, error) { return count(100) })
 		if err != nil {
@@ -393,8 +401,15 @@ func topoRow(*Session) (Measurement, error) {
 }
 
 func manyToOne(s *Session, vars int) (Measurement, error) {
+	return manyToOneOn(s, gem, 32, 4, vars)
+}
+
+// manyToOneOn is the AMO rate, in millions per second, of the PEs of
+// nodes 1..nodes-1 (ppn each) adding to vars words of rank 0 chosen at
+// random, window 64 each.
+func manyToOneOn(s *Session, backend string, nodes, ppn, vars int) (Measurement, error) {
 	r, err := runOne(s, func() (*bench.Result, error) {
-		return bench.ManyToOne(bench.Setup{Config: s.config(gem, pgas.OrderRelaxed, nil), Nodes: 32, PPN: 4, Window: 64, Iterations: 10, Warmup: 2}, vars)
+		return bench.ManyToOne(bench.Setup{Config: s.config(backend, pgas.OrderRelaxed, nil), Nodes: nodes, PPN: ppn, Window: 64, Iterations: 10, Warmup: 2}, vars)
 	})
 	if err != nil {
 		return Measurement{}, err

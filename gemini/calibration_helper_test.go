@@ -1,71 +1,11 @@
 package gemini_test
 
 import (
-	"sync"
 	"testing"
 
-	"github.com/gopgas/gopgas/calibration"
-	"github.com/gopgas/gopgas/internal/race"
+	"github.com/gopgas/gopgas/internal/caltest"
 )
 
-// One calibration session for the package's tests, so that rows drawing on
-// the same runs (the ordering study) share them.
-var (
-	calOnce    sync.Once
-	calSession *calibration.Session
-)
+func checkRows(t *testing.T, ids ...string) { t.Helper(); caltest.CheckRows(t, ids...) }
 
-func session() *calibration.Session {
-	calOnce.Do(func() { calSession = calibration.NewSession(calibration.Options{}) })
-	return calSession
-}
-
-// checkRows evaluates calibration rows, each as a subtest: a row that
-// fails is an error, unless the row says why the model misses it, in which
-// case the subtest is skipped with that reason and the simulated value.
-func checkRows(t *testing.T, ids ...string) {
-	t.Helper()
-	var rows []*calibration.Row
-	for _, id := range ids {
-		row, ok := calibration.Lookup(id)
-		if !ok {
-			t.Fatalf("no calibration row %s", id)
-		}
-		rows = append(rows, row)
-	}
-	// Evaluated together: the session runs their scenarios in parallel.
-	outcomes := session().EvaluateAll(t.Context(), rows)
-	for i, row := range rows {
-		id, o := row.ID, outcomes[i]
-		t.Run(id, func(t *testing.T) {
-			t.Logf("%s: published %s, simulated %s (ratio %s); conditions: %s", id, row.Published, o.Simulated(), o.Ratio(), row.Conditions)
-			if o.Detail != "" {
-				t.Logf("%s: %s", id, o.Detail)
-			}
-			switch o.Status {
-			case calibration.Pass:
-			case calibration.Fail:
-				if row.Miss != "" {
-					t.Skipf("%s: the model misses it (simulated %s, published %s): %s", id, o.Simulated(), row.Published, row.Miss)
-				}
-				t.Errorf("%s: simulated %s, published %s: outside %v", id, o.Simulated(), row.Published, row.Expect)
-			default:
-				t.Fatalf("%s: %s: %s", id, o.Status, o.Detail)
-			}
-		})
-	}
-}
-
-// long skips a test of a long study under -short, and under the race
-// detector, which makes the packet-exact simulation of strict ordering at
-// 24 PEs per node take many minutes (the study has no data race to find
-// that the other tests do not reach).
-func long(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("a long study: skipped with -short")
-	}
-	if race.Enabled {
-		t.Skip("a long study: too slow under the race detector; run go test ./gemini without -race, or pgasbench calibrate")
-	}
-}
+func long(t *testing.T) { t.Helper(); caltest.Long(t) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	// The backends register themselves by name.
+	_ "github.com/gopgas/gopgas/aries"
 	_ "github.com/gopgas/gopgas/conduit/smp"
 	_ "github.com/gopgas/gopgas/gemini"
 )

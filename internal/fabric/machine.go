@@ -41,6 +41,15 @@ type Config struct {
 	// Counters names the model's counters for the job's report; nil means
 	// none.
 	Counters func(s Stats) map[string]int64
+	// Translate, if set, is the target NIC's address translation: a
+	// request for n bytes at off in memory region region of rank (on
+	// node) arrives at now; it returns when its translation is done and
+	// the NIC may go on with it (a miss in a translation cache fetches
+	// page-table entries).
+	Translate func(node, rank int, now Time, region uint32, off int64, n int) Time
+	// Offload, if set, is the backend's collective engine: the Machine
+	// forwards the endpoints' offloaded collectives to it (control.go).
+	Offload simnet.Offloader
 }
 
 // Stats are the fabric's counters.
@@ -50,6 +59,7 @@ type Stats struct {
 	LinkUnits    int64 // link units sent on links between routers
 	LinkPackets  int64 // packets sent on links between routers
 	BTEMaxActive int64 // the most block transfers active at once on a NIC
+	ORBMax       int64 // the most request packets outstanding at once on a NIC
 	Transactions int64 // transactions completed
 	CRCRetries   int64 // packets sent again after a CRC error
 	Dropped      int64 // packets lost for want of a route
@@ -78,7 +88,8 @@ type Machine struct {
 	freeBufs [][]byte
 	stats    Stats
 
-	regFree []Time // per node: the registration lock is free from then
+	regFree []Time   // per node: the registration lock is free from then
+	lastMDH []uint64 // per rank: the memory domain of its last FMA launch (0: none yet)
 
 	trace   *tracer
 	hazards *hazardChecker
@@ -138,9 +149,13 @@ func (m *Machine) Start(j *simnet.Job) error {
 	m.numberChannels()
 	m.nics = make([]*nic, nodes)
 	m.regFree = make([]Time, nodes)
+	attached := make([]int, len(m.routers))
 	for node := range nodes {
-		m.nics[node] = m.newNIC(node, m.routers[topo.RouterOf(node)], m.cfg.NewHost(node))
+		r := m.routers[topo.RouterOf(node)]
+		m.nics[node] = m.newNIC(node, r, attached[r.ID], m.cfg.NewHost(node))
+		attached[r.ID]++
 	}
+	m.lastMDH = make([]uint64, j.Size())
 	m.loc = make([]int, j.Size())
 	for rank := range m.loc {
 		m.loc[rank] = m.cfg.Location(j, rank)
@@ -197,7 +212,9 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		t.kind, t.size, t.npkts, t.unit = pktAMO, int(d.Width), 1, 1
 		t.amo, t.width, t.fetch, t.operand, t.compare = d.AMO, d.Width, d.Fetch, d.Operand, d.Compare
 		t.perPkt = m.p.FMAGetPerPacket
-		p.Advance(m.p.FMAPost + t.perPkt)
+		if !m.launch(ep, d) {
+			p.Advance(m.p.FMAPost + t.perPkt)
+		}
 		t.pending = 1
 		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
 		return nil
@@ -218,12 +235,35 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		m.k.At(t.src.host.ToNIC(p.Clock(), m.p.BTEDescriptorBytes), t.src, nicBTEQueue, t)
 		return nil
 	}
+	if t.kind == pktPut && t.size <= m.p.LaunchBytes && m.launch(ep, d) {
+		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
+		return nil
+	}
 	// FMA: the CPU stores the packets one after another; it is busy for
 	// all of them.
 	p.Advance(m.p.FMAPost)
 	m.k.At(p.Clock()+t.perPkt, t.src, nicFMAIssue, t)
 	p.Advance(Time(m.packets(t.size)) * t.perPkt)
 	return nil
+}
+
+// launch charges the CPU for an FMA launch of d, if the NIC has launch:
+// one store that opens the operation, and another to the FMA descriptor
+// when the target's memory domain is not the last one's.
+func (m *Machine) launch(ep *simnet.Endpoint, d *conduit.PostDesc) bool {
+	if m.p.LaunchBytes == 0 {
+		return false
+	}
+	cost := m.p.LaunchPost
+	mdh := uint64(d.Target)<<32 | uint64(d.Remote.ID) | 1<<63
+	if m.lastMDH[ep.Rank()] != mdh {
+		if m.lastMDH[ep.Rank()] != 0 {
+			cost += m.p.MDHChange
+		}
+		m.lastMDH[ep.Rank()] = mdh
+	}
+	ep.Proc().Advance(cost)
+	return true
 }
 
 // split divides a transfer into packets, or, for a relaxed transfer above

@@ -98,7 +98,9 @@ type nic struct {
 	node int
 	r    *Router
 	host Host
-	tx   pipeline // served by nicTxServe
+	// inject and eject are the processor tiles it uses (Params.TilesPerGroup).
+	inject, eject []*Channel
+	tx            pipeline // served by nicTxServe
 	// rx is served by nicRxServe. Its block[vc]: a write waiting for the
 	// host interface holds up the packets of its virtual channel behind it
 	// until then; the other channels' packets pass (acknowledgements are
@@ -124,8 +126,16 @@ type nic struct {
 	amoN     int
 }
 
-func (m *Machine) newNIC(node int, r *Router, h Host) *nic {
-	return &nic{m: m, node: node, r: r, host: h, amoCache: make(map[amoKey]*amoEntry), amoFills: make([]Time, m.p.AMOFetchesOutstanding)}
+// newNIC makes node's NIC, the k-th attached to router r.
+func (m *Machine) newNIC(node int, r *Router, k int, h Host) *nic {
+	n := &nic{m: m, node: node, r: r, host: h, inject: r.inject, eject: r.eject,
+		amoCache: make(map[amoKey]*amoEntry), amoFills: make([]Time, m.p.AMOFetchesOutstanding)}
+	if per := m.p.TilesPerGroup; per > 0 {
+		first := (k / m.p.NICsPerTileGroup * per) % len(r.inject)
+		n.inject = r.inject[first : first+per]
+		n.eject = r.eject[first : first+per]
+	}
+	return n
 }
 
 // Fire dispatches the NIC's events.
@@ -142,7 +152,7 @@ func (n *nic) Fire(code int32, data any) {
 	case nicTx:
 		n.transmit(data.(*Packet))
 	case nicInject:
-		leastLoaded(n.r.inject).enqueue(data.(*Packet))
+		leastLoaded(n.inject).enqueue(data.(*Packet))
 	case nicCommit:
 		n.commit(data.(*Packet))
 	case nicSnapshot:
@@ -249,6 +259,7 @@ func (n *nic) transmit(p *Packet) {
 			return
 		}
 		n.orbUsed += p.cnt
+		n.m.stats.ORBMax = max(n.m.stats.ORBMax, int64(n.orbUsed))
 		t.orbHeld += p.cnt
 		t.alive = now
 		if !t.timing {
@@ -357,6 +368,15 @@ func (n *nic) handle(p *Packet) {
 	m := n.m
 	now := m.k.Now()
 	t := p.t
+	if tr := m.cfg.Translate; tr != nil && !p.translated && (p.kind == pktPut || p.kind == pktGet || p.kind == pktAMO) {
+		// The request's address is translated first; the NIC goes on
+		// with it once that is done.
+		p.translated = true
+		if done := tr(n.node, t.tep.Rank(), now, t.region, t.roff+p.off, p.n); done > now {
+			m.k.At(done, n, nicRxDone, p)
+			return
+		}
+	}
 	switch p.kind {
 	case pktPut, pktMsg:
 		if t.done {
@@ -406,6 +426,8 @@ func (n *nic) handle(p *Packet) {
 		m.k.At(snap, n, nicSnapshot, p)
 	case pktAMO:
 		n.amo(p)
+	case pktCtl:
+		n.control(p)
 	case pktAck, pktAMORsp:
 		n.orbRelease(t, p.cnt)
 		if p.failed {

@@ -17,9 +17,10 @@ const (
 	pktAck                       // response to a put or message
 	pktData                      // response carrying get data
 	pktAMORsp                    // response to an AMO (old value when fetching)
+	pktCtl                       // control packet of a NIC unit, no transaction (control.go)
 )
 
-var pktNames = [...]string{"", "put", "get", "amo", "msg", "ack", "data", "amo-rsp"}
+var pktNames = [...]string{"", "put", "get", "amo", "msg", "ack", "data", "amo-rsp", "ctl"}
 
 func (k pktKind) String() string {
 	if int(k) < len(pktNames) {
@@ -58,9 +59,12 @@ type Packet struct {
 	// router, a phase); it is zero when a NIC sends the packet.
 	Route [4]int32
 
-	kind   pktKind
-	order  conduit.OrderingMode
-	failed bool // carries an error status back
+	kind       pktKind
+	order      conduit.OrderingMode
+	failed     bool // carries an error status back
+	translated bool // its address has been translated at the target
+
+	ctl func(Time) // a control packet's receiver (control.go)
 
 	t    *txn   // the transaction it belongs to
 	off  int64  // offset of its data in the transaction

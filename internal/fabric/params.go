@@ -29,6 +29,11 @@ type Params struct {
 	// TileUnitTime is the time a link unit (phit, flit) takes through a
 	// processor tile.
 	TileUnitTime Time
+	// TilesPerGroup and NICsPerTileGroup split a router's processor tiles
+	// among its NICs: the k-th NIC attached to a router uses the
+	// TilesPerGroup tiles of group k/NICsPerTileGroup (wrapping round).
+	// Zero: every NIC uses every tile.
+	TilesPerGroup, NICsPerTileGroup int
 	// InputBufferUnits is the input buffer at a channel's far end per
 	// virtual channel, in link units: the channel's credits.
 	InputBufferUnits int
@@ -90,6 +95,13 @@ type Params struct {
 	// move in units of CoarsePackets packets.
 	CoarseBytes, CoarsePackets int
 
+	// LaunchBytes is the largest put sent by FMA launch, a single store
+	// that opens the operation (AMOs too are launched); 0: the NIC has no
+	// launch. LaunchPost is the CPU time of a launch, in place of FMAPost
+	// and the packet's store, and MDHChange its extra time when the
+	// target's memory domain is not the one the PE's last launch used.
+	LaunchBytes           int
+	LaunchPost, MDHChange Time
 	// FMAPost is the CPU time to start an FMA transaction, and
 	// FMAPutPerPacket and FMAGetPerPacket the CPU time of each packet's
 	// stores (one per real packet, also of a coarse unit).
@@ -125,6 +137,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("BTE channels %d, reads %d, burst %d: not positive", p.BTEChannels, p.BTEReadsOutstanding, p.BTEBurstPackets)
 	case p.ORBEntries < 1 || p.AMOCacheEntries < 1 || p.AMOFetchesOutstanding < 1:
 		return fmt.Errorf("ORB %d, AMO cache %d, AMO fetches %d: not positive", p.ORBEntries, p.AMOCacheEntries, p.AMOFetchesOutstanding)
+	case p.TilesPerGroup < 0 || p.TilesPerGroup > p.ProcessorTiles || p.NICsPerTileGroup < 0 || (p.TilesPerGroup > 0) != (p.NICsPerTileGroup > 0):
+		return fmt.Errorf("tile groups of %d tiles for %d NICs with %d tiles", p.TilesPerGroup, p.NICsPerTileGroup, p.ProcessorTiles)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}

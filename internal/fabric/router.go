@@ -68,7 +68,7 @@ func (r *Router) Fire(_ int32, data any) {
 	p := data.(*Packet)
 	m := r.m
 	if p.DstRouter == r.ID {
-		leastLoaded(r.eject).enqueue(p)
+		leastLoaded(m.nics[p.Dst].eject).enqueue(p)
 		return
 	}
 	c := m.topo.Route(r, p)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gopgas/gopgas/aries"
 	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/gemini"
 	"github.com/gopgas/gopgas/pgas"
@@ -18,6 +19,7 @@ func version() string { return report.Version }
 
 // backendOptions are the options of each backend that documents them.
 var backendOptions = map[string]map[string]string{
+	"aries":  aries.OptionNames,
 	"gemini": gemini.OptionNames,
 }
 
@@ -33,7 +35,7 @@ func (a *app) generalUsage(w io.Writer) {
 	}
 	fmt.Fprintf(b, "  %-12s %s\n", "help", "this text; help SUBCOMMAND: its flags; help settings: every PGAS_* setting and backend option")
 	fmt.Fprint(b, `
-Common flags of the benchmarks: --conduit (smp, gemini, ...), --nodes, --ppn,
+Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 --ordering, --mechanism, --format (osu, csv, json, gobench), --plot FILE,
 --option key=value, --set PGAS_NAME=value, --seed, and the OSU flags
 -m [MIN:]MAX, -i, -x, -W, -z.

@@ -1,0 +1,88 @@
+package aries
+
+import "github.com/gopgas/gopgas/conduit"
+
+// The host interface: each NIC's own 16X PCI-Express Gen3 link to its
+// node (A-PCIE; Aries NIC, Aries Performance), 16 GB/s each way, 24 bytes
+// of overhead on every transfer and a further loss to alignment and flow
+// control (PCIeEfficiencyPercent). The NIC's writes into memory are posted;
+// its reads (a get's data at the target, page-table fetches) are
+// non-posted and "a PCI-Express read is required on the remote node" for
+// every get (A-LAT-GET).
+//
+// Ordering: PCI-Express keeps posted writes in order unless they carry
+// the relaxed-ordering attribute, and a read may not pass an earlier
+// posted write in the same direction. The model: strict writes become
+// visible in the order the NIC issued them, and strict reads after every
+// earlier write; default writes keep their order but reads pass them;
+// relaxed writes and reads take whatever order memory returns them in.
+// Memory on the second socket answers QPILatency later each way.
+
+// pcieTime is how long n bytes take on a PCI-Express direction.
+func pcieTime(n int) Time {
+	return Time(int64(n) * 1_000_000_000_000 * 100 / (PCIeBytesPerSecond * PCIeEfficiencyPercent))
+}
+
+// host is a node's side of its NIC's PCI-Express link (a fabric.Host whose
+// locations are sockets).
+type host struct {
+	downFree Time // host -> NIC free from then
+	upFree   Time // NIC -> host free from then
+
+	slots     [BridgePostedBuffer]Time // visibility of the last writes, by slot
+	nWrites   int
+	lastWrite Time // visibility of the last ordered write
+	readDone  Time // completion of the last ordered read
+}
+
+// memLatency is the latency of a write or a read of memory on socket loc.
+func memLatency(base Time, loc int) Time {
+	if loc > 0 {
+		return base + 2*QPILatency
+	}
+	return base
+}
+
+// ToNIC books bytes (data and overhead) on the host -> NIC direction at t
+// and returns when they have reached the NIC.
+func (h *host) ToNIC(t Time, bytes int) Time {
+	start := max(t, h.downFree)
+	h.downFree = start + pcieTime(bytes)
+	return h.downFree + PCIeLatency
+}
+
+// Write books a posted write of n data bytes in cnt PCI-Express transfers
+// to memory on socket loc, handed to the link at t.
+func (h *host) Write(t Time, n, cnt, loc int, order conduit.OrderingMode) (taken, visible Time) {
+	slot := h.nWrites % BridgePostedBuffer
+	taken = max(t, h.upFree, h.slots[slot]-PCIeLatency)
+	h.upFree = taken + pcieTime(n+cnt*PCIeOverheadBytes)
+	visible = h.upFree + PCIeLatency + memLatency(MemoryWriteLatency, loc)
+	if order != conduit.OrderRelaxed {
+		visible = max(visible, h.lastWrite)
+		h.lastWrite = visible
+	}
+	h.slots[slot] = visible
+	h.nWrites++
+	return taken, visible
+}
+
+// Read books cnt reads of memory on socket loc arriving from the NIC at t:
+// each read request crosses the link up (its overhead), memory answers,
+// and the data starts back down at done.
+func (h *host) Read(t Time, cnt, loc int, order conduit.OrderingMode) (snapshot, done Time) {
+	start := max(t, h.upFree)
+	h.upFree = start + pcieTime(cnt*PCIeOverheadBytes)
+	issue := h.upFree + PCIeLatency
+	if order == conduit.OrderStrict {
+		// Not before the writes ahead of it are visible.
+		issue = max(issue, h.lastWrite)
+	}
+	l := memLatency(MemoryReadLatency, loc)
+	done = issue + l
+	if order != conduit.OrderRelaxed {
+		done = max(done, h.readDone)
+		h.readDone = done
+	}
+	return issue + l/2, done
+}

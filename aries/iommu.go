@@ -1,0 +1,104 @@
+package aries
+
+import "fmt"
+
+// Address translation (whitepaper, Address Translation; CALIBRATION.md
+// A-IOMMU). The NIC's IOMMU translates the virtual address an incoming
+// request (or a local read, a fetching response, a completion write)
+// names into a physical one. Its page-table-entry cache is 4-way set
+// associative with 128 entries, each holding the PTEs of eight consecutive
+// pages; a miss fetches the entry from the host's page tables, two levels
+// for 4 KB pages and one for huge pages, while a deep pipeline keeps other
+// translations going.
+const (
+	// NodeBits, MDHBits and OffsetBits make the 70-bit network address:
+	// an 18-bit node identifier, a 12-bit memory domain handle naming a
+	// segment registered at that node, and a 40-bit offset into it
+	// (Address Translation).
+	NodeBits, MDHBits, OffsetBits = 18, 12, 40
+	// PTECacheEntries is the PTE cache's size: 128 entries.
+	PTECacheEntries = 128
+	// PTECacheWays is its associativity: four-way set associative.
+	PTECacheWays = 4
+	// PTEsPerEntry is how many PTEs (consecutive pages) an entry holds.
+	PTEsPerEntry = 8
+	// PTECacheSets is the number of sets: 128 / 4 = 32.
+	PTECacheSets = PTECacheEntries / PTECacheWays
+	// pteSetBits is log2(PTECacheSets).
+	pteSetBits = 5
+	// SmallPageBytes is a Linux page, translated in two levels.
+	SmallPageBytes = 4 << 10
+	// HugePageBytes is the huge page the model uses by default for
+	// registered memory ("Large pages are used by default for the Cray
+	// SHMEM symmetric heap"): 2 MB, translated in one level.
+	HugePageBytes = 2 << 20
+	// SmallPageLevels and HugePageLevels are the host reads a PTE cache
+	// miss costs: "Linux 4 KB pages using two-level translation and huge
+	// page sizes ... using a single level of translation".
+	SmallPageLevels = 2
+	HugePageLevels  = 1
+)
+
+// PageLevels is the number of translation levels of a page size.
+func PageLevels(pageBytes int64) int {
+	if pageBytes <= SmallPageBytes {
+		return SmallPageLevels
+	}
+	return HugePageLevels
+}
+
+// pteLine is one entry of the PTE cache: the PTEs of eight consecutive
+// pages of one memory domain.
+type pteLine struct {
+	valid bool
+	mdh   uint32
+	group uint64 // page number / PTEsPerEntry
+	used  uint64 // for LRU
+}
+
+// PTECache is the IOMMU's page-table-entry cache. The zero value is an
+// empty cache.
+type PTECache struct {
+	sets   [PTECacheSets][PTECacheWays]pteLine
+	clock  uint64
+	hits   int64
+	misses int64
+}
+
+// Translate looks up the translation of byte off of memory domain mdh,
+// registered with pages of pageBytes, and returns how many host reads of
+// page tables it costs: 0 on a hit, the page size's levels on a miss (the
+// entry is then filled, evicting the least recently used of its set).
+func (c *PTECache) Translate(mdh uint32, off, pageBytes int64) (reads int, err error) {
+	if off < 0 || pageBytes <= 0 || pageBytes&(pageBytes-1) != 0 {
+		return 0, fmt.Errorf("aries: Translate(mdh %d, offset %d, page %d bytes): bad offset or page size", mdh, off, pageBytes)
+	}
+	group := uint64(off/pageBytes) / PTEsPerEntry
+	set := &c.sets[pteSet(mdh, group)]
+	c.clock++
+	victim := 0
+	for i := range set {
+		l := &set[i]
+		if l.valid && l.mdh == mdh && l.group == group {
+			l.used = c.clock
+			c.hits++
+			return 0, nil
+		}
+		if !l.valid || (set[victim].valid && l.used < set[victim].used) {
+			victim = i
+		}
+	}
+	set[victim] = pteLine{valid: true, mdh: mdh, group: group, used: c.clock}
+	c.misses++
+	return PageLevels(pageBytes), nil
+}
+
+// pteSet is the set of a memory domain's group of pages: a hash of both,
+// so that the same offsets of different domains (every process's segment)
+// spread over the sets.
+func pteSet(mdh uint32, group uint64) uint64 {
+	return (uint64(mdh)<<40 ^ group) * 0x9e3779b97f4a7c15 >> (64 - pteSetBits)
+}
+
+// Stats returns the hits and misses so far.
+func (c *PTECache) Stats() (hits, misses int64) { return c.hits, c.misses }

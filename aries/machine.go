@@ -1,0 +1,195 @@
+package aries
+
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/simnet"
+)
+
+// The model is an internal/fabric machine configured with Aries's
+// parameters (params.go), flit packet formats (below), Dragonfly network
+// and its routing (topology.go, network.go), PCI-Express host interface
+// (host.go), IOMMU (iommu.go) and collective engine (ce.go, offload.go).
+
+// Name is the name the backend registers under.
+const Name = "aries"
+
+func init() {
+	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: func() int { return 2 * CoresPerNode }})
+}
+
+// Stats are the model's counters.
+type Stats struct {
+	Packets      int64 // packets through NIC transmit pipelines
+	Flits        int64 // flits sent on links and processor tiles
+	LinkFlits    int64 // flits sent on links between routers
+	LinkPackets  int64 // packets sent on links between routers
+	BTEMaxActive int64 // the most block transfers active at once on a NIC
+	ORBMax       int64 // the most request packets outstanding at once on a NIC
+	Transactions int64 // transactions completed
+	CRCRetries   int64 // packets sent again after an LCB CRC error
+	Dropped      int64 // packets lost for want of a route
+	AMOHits      int64
+	AMOMisses    int64
+	PTEHits      int64 // translations found in an IOMMU's PTE cache
+	PTEMisses    int64 // translations that fetched page-table entries
+	Hazards      int64 // gets that read around an earlier put (hazard checker)
+}
+
+// params are the model's parameters as the fabric takes them.
+var params = fabric.Params{
+	VCs:              VirtualChannels,
+	RequestVC:        0,
+	ResponseVC:       RequestVCs,
+	ProcessorTiles:   ProcessorTiles,
+	TileUnitTime:     TileFlitTime,
+	TilesPerGroup:    TilesPerNICPair,
+	NICsPerTileGroup: NICsPerTilePair,
+	InputBufferUnits: InputBufferFlits,
+	RouterPipeline:   RouterPipeline,
+	InputStage:       InputStage,
+	MaxPacketData:    MaxPacketData,
+
+	NICClockHz:            NICClockHz,
+	NICPacketCycles:       NICPacketCycles,
+	NICMinPacketCycles:    NICMinPacketCycles,
+	NICLatencyCycles:      NICLatencyCycles,
+	SSIDCycles:            SSIDCycles,
+	RMTCycles:             RMTCycles,
+	BTEChannels:           BTEChannels,
+	BTEReadsOutstanding:   BTEReadsOutstanding,
+	BTEBurstPackets:       BTEBurstPackets,
+	ORBEntries:            ORBEntries,
+	AMOHitCycles:          AMOCycles,
+	AMOMissCycles:         AMOMissCycles,
+	AMOCacheEntries:       AMOCacheEntries,
+	AMOFetchesOutstanding: AMOFetchesOutstanding,
+	TransactionTimeout:    TransactionTimeout,
+	CQEntryBytes:          CQEntryBytes,
+	HostOverheadBytes:     PCIeOverheadBytes,
+	FMAControlBytes:       FMAGetControlBytes,
+	BTEDescriptorBytes:    BTEDescriptorBytes,
+	CoarseBytes:           DefaultCoarseBytes,
+	CoarsePackets:         CoarsePackets,
+
+	LaunchBytes:     FMALaunchBytes,
+	LaunchPost:      FMALaunch,
+	MDHChange:       MDHChange,
+	FMAPost:         FMAPost,
+	FMAPutPerPacket: FMAPutPerPacket,
+	FMAGetPerPacket: FMAGetPerPacket,
+	BTEPost:         BTEPost,
+	SMSGSend:        SMSGSend,
+	PollCQ:          PollCQ,
+	PollMessages:    PollMessages,
+	PerMessage:      PerMessage,
+	Wait:            Wait,
+	RegisterCall:    RegisterCall,
+	RegisterPerPage: RegisterPerPage,
+	RegisterHandoff: RegisterHandoff,
+	PageBytes:       PageBytes,
+}
+
+// flits is the number of 48-bit flits that carry n bytes.
+func flits(n int) int { return (n + FlitBytes - 1) / FlitBytes }
+
+// sizes are Aries's packets in flits (A-FLITS): a request is a header of
+// RequestHeaderFlits and its data, a response a header of
+// ResponseHeaderFlits and its data; 64 bytes make 11 flits, so a 64-byte
+// put is 14 request flits and 1 response flit and a 64-byte get 3 request
+// flits and 12 response flits.
+var sizes = fabric.Sizes{
+	Request:       func(n int) int { return RequestHeaderFlits + flits(n) },
+	GetRequest:    RequestHeaderFlits,
+	DataResponse:  func(n int) int { return ResponseHeaderFlits + flits(n) },
+	Response:      ResponseHeaderFlits,
+	ErrorResponse: ErrorResponseFlits,
+}
+
+// caps: Aries "supports a wide range of atomic operations" (AMO section):
+// every operation, on 32- and 64-bit words, and float64 add. Local buffers
+// must be registered. The collective engine offloads barriers and
+// allreduces.
+var caps = conduit.Caps{
+	NeedsRegisteredLocal: true,
+	AMO32:                true,
+	FloatAMO:             true,
+	CollectiveOffload:    true,
+}
+
+// Open starts a job on a simulated Aries network. It is registered as the
+// "aries" backend; cfg.Options are described by OptionNames.
+func Open(cfg conduit.JobConfig) (conduit.Job, error) {
+	opts, err := parseOptions(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PEsPerNode > FMADescriptors {
+		// A-FMA-DESC: each process of a node holds one of its NIC's FMA
+		// descriptors.
+		return nil, fmt.Errorf("aries: %d PEs per node: a NIC has at most %d FMA descriptors, one per process", cfg.PEsPerNode, FMADescriptors)
+	}
+	j, err := fabric.Open(newNetwork(opts).config(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// config is the fabric of one job on the network.
+func (w *network) config() fabric.Config {
+	c := caps
+	c.CollectiveOffload = !w.opts.noCE
+	return fabric.Config{
+		Name:        Name,
+		Params:      params,
+		Sizes:       sizes,
+		Options:     w.opts.Options,
+		Caps:        c,
+		PEsPerNode:  CoresPerNode,
+		Build:       w.build,
+		NewHost:     w.newHost,
+		Location:    socketOf,
+		ChannelName: w.channelName,
+		Counters:    w.counters,
+		Translate:   w.translate,
+		Offload:     newEngine(),
+	}
+}
+
+// newHost is a node's PCI-Express host interface, and its NIC's IOMMU.
+func (w *network) newHost(int) fabric.Host {
+	h := &host{}
+	w.hosts = append(w.hosts, h)
+	w.iommus = append(w.iommus, &iommu{})
+	return h
+}
+
+// counters are the model's Stats by name, for the job's report.
+func (w *network) counters(fs fabric.Stats) map[string]int64 {
+	s := Stats{
+		Packets: fs.Packets, Flits: fs.ChannelUnits, LinkFlits: fs.LinkUnits, LinkPackets: fs.LinkPackets,
+		BTEMaxActive: fs.BTEMaxActive, ORBMax: fs.ORBMax, Transactions: fs.Transactions, CRCRetries: fs.CRCRetries, Dropped: fs.Dropped,
+		AMOHits: fs.AMOHits, AMOMisses: fs.AMOMisses, Hazards: fs.Hazards,
+	}
+	for _, u := range w.iommus {
+		h, m := u.cache.Stats()
+		s.PTEHits += h
+		s.PTEMisses += m
+	}
+	return map[string]int64{
+		"packets": s.Packets, "flits": s.Flits, "link_flits": s.LinkFlits, "link_packets": s.LinkPackets,
+		"transactions": s.Transactions, "crc_retries": s.CRCRetries, "dropped": s.Dropped,
+		"amo_hits": s.AMOHits, "amo_misses": s.AMOMisses, "pte_hits": s.PTEHits, "pte_misses": s.PTEMisses,
+		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
+	}
+}
+
+// socketOf is the socket of a rank's core and memory: PEs fill a node's
+// cores in order; socket 0 is the CPU attached to the NIC.
+func socketOf(j *simnet.Job, rank int) int {
+	local := rank % j.PEsPerNode()
+	return (local % CoresPerNode) / (CoresPerNode / Sockets)
+}

@@ -1,0 +1,256 @@
+package aries
+
+import "github.com/gopgas/gopgas/internal/sim"
+
+// The model's parameters beyond the topology's. Each cites where its value
+// comes from: a section of reference/aries-xc-network-whitepaper.txt (the
+// whitepaper has no numbered sections; they are named), "assumed" (no
+// document gives it; a plausible value that the calibration depends on
+// little), or "set from A-XXX" (no document gives it and it decides that
+// calibration row, which then checks the model's consistency rather than
+// predicting it).
+
+// Time is virtual time in picoseconds.
+type Time = sim.Time
+
+const (
+	ps = sim.Time(1)
+	ns = 1000 * ps
+	us = 1000 * ns
+)
+
+// NIC (Aries NIC; Aries Performance).
+const (
+	// NICClockHz: "The Aries NIC can perform a 64-byte read or write every
+	// five cycles (10.2 GB/s at 800MHz)" (Aries Performance).
+	NICClockHz = 800_000_000
+	// NICPacketCycles: a full 64-byte write every five cycles (A-NIC-BW).
+	NICPacketCycles = 5
+	// NICMinPacketCycles: the least a packet occupies a pipeline (a
+	// response or request without data). Assumed, as on Gemini.
+	NICMinPacketCycles = 1
+	// NICLatencyCycles is a packet's latency through a NIC pipeline
+	// beyond its slot. Set from A-LAT-PUT with the host latencies.
+	NICLatencyCycles = 40
+	// SSIDCycles is the source NIC's cost of starting a transaction. Set
+	// from A-RATE: a node issues at most about 120 M puts per second.
+	SSIDCycles = 2
+	// RMTCycles is the receive pipeline's extra occupancy for a
+	// transaction's first packet at the target. Set from A-AMO: the NIC
+	// takes "up to 400 million AMOs per second" to one target, each a
+	// transaction of its own, which leaves no room for an extra cycle
+	// beyond the request's flits (the lookup is pipelined).
+	RMTCycles = 0
+	// BTEChannels: "The BTE unit supports up to four concurrent block
+	// transfers" (Aries NIC).
+	BTEChannels = 4
+	// BTEReadsOutstanding is how many local reads one block transfer keeps
+	// in flight: "If the transfer is large, then a single active channel
+	// is sufficient to sustain full bandwidth" (Aries NIC), which needs
+	// about 10 GB/s x 1 us of reads in flight. Assumed.
+	BTEReadsOutstanding = 192
+	// BTEBurstPackets: packets per turn among active transfers. Assumed.
+	BTEBurstPackets = 1
+	// ORBEntries: "Each NIC supports up to 1,024 outstanding packets"
+	// (A-OUTST; Aries Performance).
+	ORBEntries = 1024
+	// FMADescriptors: "each Aries NIC supports a maximum of 127" FMA
+	// descriptors, one per process (A-FMA-DESC; Network Software Stack).
+	FMADescriptors = 127
+	// AMOCycles: "The Aries AMO unit is capable of one operation every two
+	// cycles" (A-AMO).
+	AMOCycles = 2
+	// AMOMissCycles is the AMO unit's occupancy for an operation whose word
+	// must be fetched from host memory (the fetch itself overlaps others).
+	// Assumed.
+	AMOMissCycles = 4
+	// AMOCacheEntries: "Aries maintains a 64-entry AMO cache"
+	// (A-AMO-CACHE).
+	AMOCacheEntries = 64
+	// AMOFetchesOutstanding is how many AMO cache fills (PCI-Express reads
+	// of host memory) may be in flight. Set from A-AMO: "AMO rates to random
+	// variables that miss in the AMO cache depend on the performance of host
+	// memory", 50 to 120 million per second.
+	AMOFetchesOutstanding = 32
+	// TransactionTimeout ends a transaction whose responses never came.
+	// Assumed.
+	TransactionTimeout = 10 * 1000 * us
+	// CQEntryBytes is the size of a completion-queue entry.
+	CQEntryBytes = 16
+	// MaxPacketData: "Packets contain up to 64 bytes of data" (Aries NIC).
+	MaxPacketData = 64
+	// PTEFetchesOutstanding is how many PTE fetches the IOMMU's pipeline
+	// keeps in flight ("a deep pipeline to hide the latency of fetching
+	// PTEs on a cache miss", Address Translation). Assumed.
+	PTEFetchesOutstanding = 32
+)
+
+// Packets in 48-bit flits (A-FLITS; Aries Performance: "Each 64-byte write
+// (put) requires 14 request flits and 1 response flit. A 64-byte read
+// (get) requires three request flits and 12 response flits").
+const (
+	// RequestHeaderFlits: a request's header and address (a get request is
+	// only this).
+	RequestHeaderFlits = 3
+	// ResponseHeaderFlits: a response's header (a put's response is only
+	// this).
+	ResponseHeaderFlits = 1
+	// ErrorResponseFlits: a response reporting an error carries a status
+	// word as well. Assumed.
+	ErrorResponseFlits = 2
+)
+
+// Router and links (Aries Router; Aries Performance; Dragonfly
+// Implementation).
+const (
+	// VirtualChannels: "The Aries router implements four VCs for requests
+	// and four for responses" (Aries Router).
+	VirtualChannels = 8
+	// RequestVCs is the number of request VCs; responses use the rest.
+	RequestVCs = 4
+	// RouterPipeline is a packet's trip through a router from input to
+	// output tile. Set from A-HOP ("each router-to-router hop adds
+	// approximately 100ns of latency") with LinkFlight.
+	RouterPipeline = 90 * ns
+	// LinkFlight is the time a flit takes from one router's output to the
+	// next router's input on an electrical link. Assumed.
+	LinkFlight = 10 * ns
+	// OpticalFlight is that on an optical global link (a few metres of
+	// fibre and the active optics). Assumed; A-HOP's "approximately 100ns"
+	// is for a hop of either kind.
+	OpticalFlight = 15 * ns
+	// InputBufferFlits is a link input buffer per virtual channel: "Input
+	// buffering increased to tolerate longer cable lengths", with
+	// "dynamic per-virtual channel input buffering" (Aries Router).
+	// Assumed: enough for the credit round trip of the longest link.
+	InputBufferFlits = 256
+	// InputStage is how long a packet holds its input buffer space after
+	// it arrived, before it moves into the tile's queue. Assumed.
+	InputStage = 10 * ns
+	// ProcessorTiles: "Eight of the tiles, called processor tiles connect
+	// to the Netlink block and hence the Aries NICs" (Aries Router).
+	ProcessorTiles = ProcessorPortsPerAries
+	// TilesPerNICPair and NICsPerTilePair: "Four of the processor tiles
+	// are shared between NIC0 and NIC1, the other four are shared between
+	// NIC2 and NIC3"; the Netlink spreads a NIC's packets over its four by
+	// load (Aries Router).
+	TilesPerNICPair = 4
+	NICsPerTilePair = 2
+	// TileFlitTime: "Each processor tile can inject a 48-bit flit per
+	// clock cycle — at 875 MHz" (A-TILE; Aries Performance).
+	TileFlitTime = Time(1_000_000_000_000 / int64(TileClockHz))
+)
+
+// Host interface: PCI-Express Gen3 x16 (A-PCIE, A-SYM; Aries Performance).
+const (
+	// PCIeBytesPerSecond: "Peak bandwidth of the 16X PCI-Express Gen3
+	// interface ... is 16 GB/s, 8 giga-transfers per second, each of 16
+	// bits".
+	PCIeBytesPerSecond = 16_000_000_000
+	// PCIeOverheadBytes: "PCI-Express overheads are 24 bytes on every
+	// transfer".
+	PCIeOverheadBytes = 24
+	// PCIeEfficiencyPercent is what is left for transfers after "overheads
+	// for alignment and flow control". Set from A-SYM: symmetric bulk
+	// transfers reach about 8 GB/s each way.
+	PCIeEfficiencyPercent = 90
+	// PCIeLatency is a transfer's latency across the PCIe link and the
+	// root complex, each way. Set from A-LAT-PUT.
+	PCIeLatency = 110 * ns
+	// MemoryWriteLatency and MemoryReadLatency are the time from the root
+	// complex to the write being visible or the read's data being on its
+	// way back, for memory on the CPU attached to the NIC (CPU 0).
+	// MemoryReadLatency is set from A-LAT-GET ("Get latencies are higher
+	// than put as a PCI-Express read is required on the remote node").
+	// MemoryWriteLatency is set from A-LAT-PUT and A-LAT-GET together: it
+	// is the last part of a put's latency, until a process polling the
+	// memory sees the data, and a get pays it twice (its data, then its
+	// completion entry).
+	MemoryWriteLatency = 100 * ns
+	MemoryReadLatency  = 180 * ns
+	// QPILatency is added for memory on the other socket ("Latencies are
+	// higher for CPU 1 as traffic must cross the QPI interfaces"). Assumed.
+	QPILatency = 60 * ns
+	// CoresPerNode and Sockets: the whitepaper's nodes are "dual socket
+	// Intel Xeon nodes ... (providing 16 or more cores)". PEs fill cores in
+	// order, so PE i of a node runs on socket i / (CoresPerNode/Sockets).
+	CoresPerNode = 16
+	Sockets      = 2
+	// BridgePostedBuffer is how many posted writes the root complex holds
+	// between the link and memory. Assumed.
+	BridgePostedBuffer = 32
+)
+
+// Host CPU costs of the conduit calls (the PE's software and its stores to
+// the NIC). Assumed unless stated.
+const (
+	// FMAPost is the CPU time to start an FMA transaction through the
+	// descriptor (its window registers and an sfence). Set from A-LAT-PUT.
+	FMAPost = 100 * ns
+	// FMALaunch is the CPU time of a small put or AMO by FMA launch: "a
+	// single 128-bit write from host to NIC and an x86 sfence". Set from
+	// A-RATE: "rates of up to 7.5 million requests per second per core",
+	// 133 ns a put, of which the runtime's own software takes about 8.
+	FMALaunch = 125 * ns
+	// MDHChange is the extra CPU time of an FMA launch to another memory
+	// domain than the PE's last one: "an additional write to the FMA
+	// descriptor and an x86 additional sfence". Set from A-RATE (80 M
+	// puts per second per node with an MDH change for each put).
+	MDHChange = 67 * ns
+	// FMALaunchBytes is the largest transfer sent by FMA launch.
+	FMALaunchBytes = 8
+	// FMAPutPerPacket is the CPU time to store 64 bytes into the put
+	// window.
+	FMAPutPerPacket = 6 * ns
+	// FMAGetPerPacket is the CPU time to store one get control word.
+	FMAGetPerPacket = 8 * ns
+	// FMAGetControlBytes is the size of that control word, which crosses
+	// PCI-Express with PCIeOverheadBytes. Assumed, as on Gemini.
+	FMAGetControlBytes = 8
+	// BTEDescriptorBytes is the size of a block-transfer descriptor the
+	// CPU writes to the NIC. Assumed.
+	BTEDescriptorBytes = 64
+	// BTEPost is the CPU time to post a block transfer: Aries supports
+	// "user-space launch of block transfer requests, reducing the issue
+	// latency" (Aries NIC).
+	BTEPost = 300 * ns
+	// SMSGSend is the CPU time of sending a short message: the mailbox
+	// bookkeeping and the software of a two-sided message ("With more
+	// software overheads, the MPI latencies depend on the type and speed of
+	// CPU", Aries Performance). Set from A-LAT-MSG.
+	SMSGSend = 550 * ns
+	// PollCQ, PollMessages, PerMessage and Wait as on Gemini.
+	PollCQ       = 20 * ns
+	PollMessages = 30 * ns
+	PerMessage   = 100 * ns
+	Wait         = 20 * ns
+	// LocalReducePerLevel is the CPU time of one level of the local
+	// shared-memory reduction a node's PEs perform before the node joins
+	// an offloaded reduction ("the main CPU is required for the local
+	// shared memory reduction"). Assumed.
+	LocalReducePerLevel = 150 * ns
+	// CEOpCycles is the collective engine's time to combine a child's
+	// partial result. Assumed.
+	CEOpCycles = 20
+)
+
+// Coarse units of relaxed transfers (the coarse_bytes and coarse_packets
+// options; internal/fabric): relaxed transfers above DefaultCoarseBytes move
+// in units of CoarsePackets packets. A simulation device, not a part of
+// Aries, as on Gemini.
+const (
+	DefaultCoarseBytes = 64 << 10
+	CoarsePackets      = 16
+)
+
+// Memory registration, as on Gemini (no Aries figure is published).
+// Assumed.
+const (
+	RegisterCall    = 700 * ns
+	RegisterPerPage = 200 * ns
+	RegisterHandoff = 350 * ns
+	// PageBytes is the page size of registered memory: huge pages, as
+	// Cray SHMEM's symmetric heap uses by default (Address Translation);
+	// the page_bytes option makes it 4 KB.
+	PageBytes = HugePageBytes
+)

@@ -1,0 +1,111 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/simnet"
+)
+
+// Control packets and the hooks a backend's own NIC units use (the Aries
+// collective engine, aries/offload.go).
+//
+// A control packet is a network packet that belongs to no transaction: a
+// NIC unit sends it to another node's NIC, where the receive pipeline
+// hands it to the unit. It goes the way every packet goes, through the
+// source NIC's transmit pipeline, a processor tile, the routers and links
+// the routing chooses, an ejection tile and the destination NIC's receive
+// pipeline, taking its time and its share of each. It travels on the
+// response virtual channel (Params.ResponseVC, and whatever the routing
+// moves it to): it never waits for an ORB entry, and a backlog of requests
+// cannot hold it up, nor it them, so it cannot deadlock the network. It
+// gets no response and no retransmission; a packet the routing drops
+// (Stats.Dropped) is lost.
+
+// OffloadBarrier forwards ep's offloaded barrier to the backend's
+// collective engine (Config.Offload); a machine without one fails with
+// conduit.ErrUnsupported.
+func (m *Machine) OffloadBarrier(ep *simnet.Endpoint) (conduit.Collective, error) {
+	if m.cfg.Offload == nil {
+		return nil, fmt.Errorf("%s: PE %d: OffloadBarrier: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
+	}
+	return m.cfg.Offload.OffloadBarrier(ep)
+}
+
+// OffloadAllreduce forwards ep's offloaded allreduce to the backend's
+// collective engine (Config.Offload); a machine without one fails with
+// conduit.ErrUnsupported.
+func (m *Machine) OffloadAllreduce(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value uint64) (conduit.Collective, error) {
+	if m.cfg.Offload == nil {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduce: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
+	}
+	return m.cfg.Offload.OffloadAllreduce(ep, op, kind, width, value)
+}
+
+var _ simnet.Offloader = (*Machine)(nil)
+
+// SendControl sends a control packet of size link units from node src's
+// NIC to node dst's: it enters src's transmit pipeline at at (not before
+// the kernel's now), and deliver is called, inside an event, when dst's
+// receive pipeline is done with it, with that time. src may be dst (the
+// packet goes out to the router and back).
+func (m *Machine) SendControl(at Time, src, dst, size int, deliver func(at Time)) error {
+	switch {
+	case m.job == nil:
+		return fmt.Errorf("%s: SendControl before the job started", m.name)
+	case src < 0 || src >= len(m.nics) || dst < 0 || dst >= len(m.nics):
+		return fmt.Errorf("%s: SendControl from node %d to node %d: nodes are 0..%d", m.name, src, dst, len(m.nics)-1)
+	case size < 1 || size > m.p.InputBufferUnits:
+		return fmt.Errorf("%s: SendControl of %d link units: 1..%d", m.name, size, m.p.InputBufferUnits)
+	case at < m.k.Now():
+		return fmt.Errorf("%s: SendControl at %v, before now %v", m.name, at, m.k.Now())
+	case deliver == nil:
+		return fmt.Errorf("%s: SendControl without a deliver function", m.name)
+	}
+	s, d := m.nics[src], m.nics[dst]
+	p := m.newPacket()
+	p.kind, p.VC, p.Size, p.cnt = pktCtl, m.p.ResponseVC, size, 1
+	p.Src, p.Dst, p.DstRouter = src, dst, d.r.ID
+	p.Adaptive = m.opts.Routing != RouteDeterministic
+	p.Hash = mix64(uint64(src)<<32 | uint64(dst))
+	p.born = at
+	p.ctl = deliver
+	m.k.At(at, s, nicTx, p)
+	return nil
+}
+
+// control hands a control packet to its receiver.
+func (n *nic) control(p *Packet) {
+	deliver := p.ctl
+	n.m.freePacket(p)
+	deliver(n.m.k.Now())
+}
+
+// HostToNIC books bytes (data and overhead) on node's host-to-NIC
+// direction at t and returns when they have reached the NIC: a store of
+// the node's CPU into a NIC unit (Host.ToNIC).
+func (m *Machine) HostToNIC(node int, t Time, bytes int) Time {
+	return m.nics[node].host.ToNIC(t, bytes)
+}
+
+// HostWrite books a posted write by node's NIC of n data bytes in cnt
+// host-interface transactions to memory at loc, at t, and returns when it
+// is visible (Host.Write).
+func (m *Machine) HostWrite(node int, t Time, n, cnt, loc int, order conduit.OrderingMode) (visible Time) {
+	_, visible = m.nics[node].host.Write(t, n, cnt, loc, order)
+	return visible
+}
+
+// Cycles is n cycles of the NIC's clock.
+func (m *Machine) Cycles(n int64) Time { return m.cycles(n) }
+
+// Tracing says whether the job is traced (the trace option).
+func (m *Machine) Tracing() bool { return m.trace != nil }
+
+// TraceNIC records a span of a NIC unit's work on node's NIC track of the
+// trace, when the job is traced.
+func (m *Machine) TraceNIC(node int, what string, start, end Time) {
+	if m.trace != nil {
+		m.traceNIC(m.nics[node], what, start, end)
+	}
+}
