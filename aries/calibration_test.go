@@ -12,6 +12,7 @@ import (
 // A-NIC-BW, A-PCIE, A-TILE, A-FLITS, A-EFF: the NIC, host interface and
 // link figures.
 func TestCalibrationStructure(t *testing.T) {
+	caltest.Long(t)
 	caltest.CheckRows(t, "A-NIC-BW", "A-PCIE", "A-TILE", "A-FLITS", "A-EFF", "A-IOMMU", "A-FMA-DESC", "A-CE-SHAPE")
 }
 
@@ -22,15 +23,18 @@ func TestCalibrationTopology(t *testing.T) {
 
 // A-LAT-PUT, A-LAT-GET, A-LAT-MSG, A-HOP, A-LAT-MAX: latencies.
 func TestCalibrationLatency(t *testing.T) {
+	caltest.Long(t)
 	caltest.CheckRows(t, "A-LAT-PUT", "A-LAT-GET", "A-LAT-MSG", "A-HOP", "A-LAT-MAX")
 }
 
 // A-BW-UNI, A-BW-BI, A-SYM, A-HALF: bandwidth.
 func TestCalibrationBandwidth(t *testing.T) {
+	caltest.Long(t)
 	caltest.CheckRows(t, "A-BW-UNI", "A-BW-BI", "A-SYM", "A-HALF")
 }
 
 // A-RATE, A-OUTST, A-AMO, A-AMO-CACHE: rates.
 func TestCalibrationRates(t *testing.T) {
+	caltest.Long(t)
 	caltest.CheckRows(t, "A-RATE", "A-OUTST", "A-AMO", "A-AMO-CACHE")
 }

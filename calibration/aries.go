@@ -256,7 +256,7 @@ func init() {
 		&Row{ID: "A-IOMMU", Backend: ari, Figure: "PTE cache: 4-way, 128 entries x 8 PTEs; 4 KB pages two-level, huge pages one level", Published: "exact", Source: awp + ", Address Translation",
 			Expect: []Expect{{Label: "ways", Check: Exact, Target: 4}, {Label: "entries", Check: Exact, Target: 128}, {Label: "PTEs/entry", Check: Exact, Target: 8},
 				{Label: "4 KB levels", Check: Exact, Target: 2}, {Label: "huge levels", Check: Exact, Target: 1}},
-			Conditions: "the IOMMU's parameters; the detail gives the rate of random 8-byte puts over 64 MiB of one target with 4 KB and with huge pages",
+			Conditions: "the IOMMU's parameters; the detail gives the rate of random 8-byte puts by 16 PEs over 64 MiB of one target with 4 KB and with huge pages",
 			measure:    ariesIOMMURow},
 		&Row{ID: "A-FMA-DESC", Backend: ari, Figure: "FMA descriptors per NIC", Published: "at most 127", Source: awp + ", Network Software Stack",
 			Expect:     []Expect{{Check: Exact, Target: 127}},
@@ -604,9 +604,9 @@ func ariesIOMMURow(s *Session) (Measurement, error) {
 // by the 16 PEs of node 0 to random words of 64 MiB of node 4's first PE,
 // with pages of page bytes.
 func ariesRandomPutRate(s *Session, page int) (float64, error) {
-	const area, puts = 64 << 20, 1000
+	const area, puts, ppn = 64 << 20, 1000, 16
 	cfg := s.config(ari, pgas.OrderRelaxed, map[string]string{"page_bytes": fmt.Sprint(page)})
-	cfg.PEs, cfg.PEsPerNode = 5*16, 16
+	cfg.PEs, cfg.PEsPerNode = 5*ppn, ppn
 	cfg.SegmentBytes = pgas.ReservedBytes + area
 	var r float64
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
@@ -622,7 +622,7 @@ func ariesRandomPutRate(s *Session, page int) (float64, error) {
 			}
 			for range puts {
 				off := pgas.ReservedBytes + 8*rng.Int64N(area/8)
-				if err := pe.PutNBI(4*16, off, buf); err != nil {
+				if err := pe.PutNBI(4*ppn, off, buf); err != nil {
 					return err
 				}
 			}
@@ -634,7 +634,7 @@ func ariesRandomPutRate(s *Session, page int) (float64, error) {
 			return err
 		}
 		if pe.Rank() == 0 {
-			r = float64(16*puts) / (pe.Now() - start).Seconds() / mega
+			r = float64(ppn*puts) / (pe.Now() - start).Seconds() / mega
 		}
 		return nil
 	})
