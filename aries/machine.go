@@ -20,24 +20,6 @@ func init() {
 	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: func() int { return 2 * CoresPerNode }})
 }
 
-// Stats are the model's counters.
-type Stats struct {
-	Packets      int64 // packets through NIC transmit pipelines
-	Flits        int64 // flits sent on links and processor tiles
-	LinkFlits    int64 // flits sent on links between routers
-	LinkPackets  int64 // packets sent on links between routers
-	BTEMaxActive int64 // the most block transfers active at once on a NIC
-	ORBMax       int64 // the most request packets outstanding at once on a NIC
-	Transactions int64 // transactions completed
-	CRCRetries   int64 // packets sent again after an LCB CRC error
-	Dropped      int64 // packets lost for want of a route
-	AMOHits      int64
-	AMOMisses    int64
-	PTEHits      int64 // translations found in an IOMMU's PTE cache
-	PTEMisses    int64 // translations that fetched page-table entries
-	Hazards      int64 // gets that read around an earlier put (hazard checker)
-}
-
 // params are the model's parameters as the fabric takes them.
 var params = fabric.Params{
 	VCs:              VirtualChannels,
@@ -155,7 +137,7 @@ func (w *network) config() fabric.Config {
 		ChannelName: w.channelName,
 		Counters:    w.counters,
 		Translate:   w.translate,
-		Offload:     newEngine(),
+		Offload:     w.ce,
 	}
 }
 
@@ -167,24 +149,19 @@ func (w *network) newHost(int) fabric.Host {
 	return h
 }
 
-// counters are the model's Stats by name, for the job's report.
+// counters are the model's counters by name, for the job's report: the
+// fabric's, its flits, the IOMMUs' PTE cache and the collective engine.
 func (w *network) counters(fs fabric.Stats) map[string]int64 {
-	s := Stats{
-		Packets: fs.Packets, Flits: fs.ChannelUnits, LinkFlits: fs.LinkUnits, LinkPackets: fs.LinkPackets,
-		BTEMaxActive: fs.BTEMaxActive, ORBMax: fs.ORBMax, Transactions: fs.Transactions, CRCRetries: fs.CRCRetries, Dropped: fs.Dropped,
-		AMOHits: fs.AMOHits, AMOMisses: fs.AMOMisses, Hazards: fs.Hazards,
-	}
+	c := fs.Counters()
+	c["flits"], c["link_flits"], c["link_packets"] = fs.ChannelUnits, fs.LinkUnits, fs.LinkPackets
+	var hits, misses int64
 	for _, u := range w.iommus {
 		h, m := u.cache.Stats()
-		s.PTEHits += h
-		s.PTEMisses += m
+		hits, misses = hits+h, misses+m
 	}
-	return map[string]int64{
-		"packets": s.Packets, "flits": s.Flits, "link_flits": s.LinkFlits, "link_packets": s.LinkPackets,
-		"transactions": s.Transactions, "crc_retries": s.CRCRetries, "dropped": s.Dropped,
-		"amo_hits": s.AMOHits, "amo_misses": s.AMOMisses, "pte_hits": s.PTEHits, "pte_misses": s.PTEMisses,
-		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
-	}
+	c["pte_hits"], c["pte_misses"] = hits, misses
+	c["ce_collectives"], c["ce_packets"], c["ce_waits"] = w.ce.stats.Collectives, w.ce.stats.Packets, w.ce.stats.Waits
+	return c
 }
 
 // socketOf is the socket of a rank's core and memory: PEs fill a node's

@@ -173,6 +173,7 @@ type network struct {
 	opts    options
 	hosts   []*host
 	iommus  []*iommu
+	ce      *engine // the job's collective engine
 	df      *Dragonfly
 	routers []*fabric.Router
 	// out[a][port] is the link leaving Aries a by network port port; nil
@@ -182,9 +183,9 @@ type network struct {
 	// + port] is the load of that link when last sampled, at snapAt.
 	snapLoad []int32
 	snapAt   []Time
-	// clock, when set, is the simulation's clock (the fabric Machine's, if
-	// it has a Now method): remote loads are then sampled every
-	// LoadUpdatePeriod; without it they are seen as they are.
+	// clock, when set, is the simulation's clock (the fabric Machine's):
+	// remote loads are then sampled every LoadUpdatePeriod; without it
+	// (tests of routes on a network no job runs) they are seen as they are.
 	clock interface{ Now() Time }
 	// rng makes the adaptive routing's random choices: seeded the same
 	// for every job, and drawn in the order of the simulation's events,
@@ -199,7 +200,7 @@ type network struct {
 	minimalRoutes, nonMinimalRoutes int64
 }
 
-func newNetwork(opts options) *network { return &network{opts: opts} }
+func newNetwork(opts options) *network { return &network{opts: opts, ce: newEngine()} }
 
 // system returns the Dragonfly the options ask for, or the smallest that
 // holds nodes nodes, with the largest bundles that fit unless the bundle
@@ -293,9 +294,7 @@ func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
 		}
 	}
 	w.rng.Seed(routeSeed, uint64(n))
-	if c, ok := any(m).(interface{ Now() Time }); ok {
-		w.clock = c // a fabric that tells the time: remote loads are sampled
-	}
+	w.clock = m
 	w.snapLoad = make([]int32, n*NetworkPortsPerAries)
 	w.snapAt = make([]Time, n*NetworkPortsPerAries)
 	for i := range w.snapAt {

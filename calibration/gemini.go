@@ -57,25 +57,13 @@ func init() {
 			Expect:     []Expect{{Check: Below, Target: 1.5, Unit: "us"}},
 			Conditions: "blocking 8-byte get from a node on the neighbouring Gemini, 1000 iterations",
 			measure: func(s *Session) (Measurement, error) {
-				r, err := runOne(s, func() (*bench.Result, error) {
-					return bench.GetLatency(bench.Setup{Config: s.config(gem, pgas.OrderDefault, nil), Nodes: 4, PPN: 1, Iterations: 1000, Warmup: 10}, []int{8})
-				})
-				if err != nil {
-					return Measurement{}, err
-				}
-				return Measurement{Values: []float64{r.Points[0].Value}}, nil
+				return smallLatency(s, bench.GetLatency, gem, 4)
 			}},
 		&Row{ID: "G-LAT-MSG", Backend: gem, Figure: "small two-sided message (AM/MPI-like) latency", Published: "<= 1.5 us", Source: "both Gemini docs",
 			Expect:     []Expect{{Check: AtMost, Target: 1.5, Unit: "us"}},
 			Conditions: "active-message ping-pong, 8-byte Medium payload, between nodes on neighbouring Geminis, half the round trip, 1000 iterations",
 			measure: func(s *Session) (Measurement, error) {
-				r, err := runOne(s, func() (*bench.Result, error) {
-					return bench.Latency(bench.Setup{Config: s.config(gem, pgas.OrderDefault, nil), Nodes: 4, PPN: 1, Iterations: 1000, Warmup: 10}, []int{8})
-				})
-				if err != nil {
-					return Measurement{}, err
-				}
-				return Measurement{Values: []float64{r.Points[0].Value}}, nil
+				return smallLatency(s, bench.Latency, gem, 4)
 			}},
 		&Row{ID: "G-HOP", Backend: gem, Figure: "added latency per router hop, quiet network", Published: "105 ns", Source: "both Gemini docs",
 			Expect:     []Expect{{Check: Within, Target: 105, Unit: "ns"}},

@@ -5,14 +5,20 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gopgas/gopgas/bench"
 	"github.com/gopgas/gopgas/pgas"
 )
 
 // Scenarios shared by the rows of both simulated backends.
 
+// scenarioSegmentBytes is the segment of every PE of a scenario unless it
+// needs more (the benchmarks raise it to what they use): the default 64 MiB
+// for each of hundreds of simulated PEs would take gigabytes.
+const scenarioSegmentBytes = pgas.ReservedBytes + 1<<20
+
 // config is the base job configuration of a scenario on backend.
 func (s *Session) config(backend string, order pgas.Ordering, options map[string]string) pgas.Config {
-	return pgas.Config{Conduit: backend, Seed: s.opts.Seed, Ordering: order, Options: options}
+	return pgas.Config{Conduit: backend, Seed: s.opts.Seed, Ordering: order, Options: options, SegmentBytes: scenarioSegmentBytes}
 }
 
 // putPingPong measures the one-way latency of size-byte puts between rank
@@ -86,6 +92,20 @@ func putPingPong(cfg pgas.Config, ranks int, peers []int, size, iters int) ([]fl
 		return pe.Barrier()
 	})
 	return lat, err
+}
+
+// smallLatency runs a latency benchmark (bench.GetLatency, bench.Latency)
+// of 8-byte operations between rank 0 and its peer, one PE per node on
+// nodes nodes (the peer is rank nodes/2), 1000 iterations after 10, and
+// returns its figure.
+func smallLatency(s *Session, run func(bench.Setup, []int) (*bench.Result, error), backend string, nodes int) (Measurement, error) {
+	r, err := runOne(s, func() (*bench.Result, error) {
+		return run(bench.Setup{Config: s.config(backend, pgas.OrderDefault, nil), Nodes: nodes, PPN: 1, Iterations: 1000, Warmup: 10}, []int{8})
+	})
+	if err != nil {
+		return Measurement{}, err
+	}
+	return Measurement{Values: []float64{r.Points[0].Value}}, nil
 }
 
 // slope is the least-squares slope of ys over xs.

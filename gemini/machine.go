@@ -23,22 +23,6 @@ func init() {
 	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: func() int { return 2 * CoresPerNode }})
 }
 
-// Stats are the model's counters.
-type Stats struct {
-	Packets      int64 // packets through NIC transmit pipelines
-	LinkPhits    int64 // phits sent on links and tiles
-	TorusPhits   int64 // phits sent on torus connections
-	TorusPackets int64 // packets sent on torus connections
-	BTEMaxActive int64 // the most block transfers active at once on a NIC
-	Transactions int64 // transactions completed
-	CRCRetries   int64 // link-level retransmissions
-	Dropped      int64 // packets lost for want of a route
-	AMOHits      int64
-	AMOMisses    int64
-	DieSwitches  int64 // ordered writes that waited for another die
-	Hazards      int64 // gets that read around an earlier put (hazard checker)
-}
-
 // params are the model's parameters as the fabric takes them.
 var params = fabric.Params{
 	VCs:              VirtualChannels,
@@ -136,22 +120,17 @@ func (w *network) newHost(int) fabric.Host {
 	return h
 }
 
-// counters are the model's Stats by name, for the job's report.
+// counters are the model's counters by name, for the job's report: the
+// fabric's, its phits, and the ordered writes that waited for another die.
 func (w *network) counters(fs fabric.Stats) map[string]int64 {
-	s := Stats{
-		Packets: fs.Packets, LinkPhits: fs.ChannelUnits, TorusPhits: fs.LinkUnits, TorusPackets: fs.LinkPackets,
-		BTEMaxActive: fs.BTEMaxActive, Transactions: fs.Transactions, CRCRetries: fs.CRCRetries, Dropped: fs.Dropped,
-		AMOHits: fs.AMOHits, AMOMisses: fs.AMOMisses, Hazards: fs.Hazards,
-	}
+	c := fs.Counters()
+	c["link_phits"], c["torus_phits"], c["torus_packets"] = fs.ChannelUnits, fs.LinkUnits, fs.LinkPackets
+	var die int64
 	for _, h := range w.hosts {
-		s.DieSwitches += h.dieSwitch
+		die += h.dieSwitch
 	}
-	return map[string]int64{
-		"packets": s.Packets, "link_phits": s.LinkPhits, "transactions": s.Transactions,
-		"crc_retries": s.CRCRetries, "dropped": s.Dropped, "amo_hits": s.AMOHits,
-		"amo_misses": s.AMOMisses, "die_switches": s.DieSwitches, "torus_phits": s.TorusPhits,
-		"torus_packets": s.TorusPackets, "bte_max_active": s.BTEMaxActive, "hazards": s.Hazards,
-	}
+	c["die_switches"] = die
+	return c
 }
 
 type options struct {

@@ -185,6 +185,20 @@ func (m *Machine) Counters() map[string]int64 {
 	return m.cfg.Counters(m.stats)
 }
 
+// Counters are the counters every fabric reports, by name; a backend adds
+// those of its link units (phits, flits) and its own parts.
+func (s Stats) Counters() map[string]int64 {
+	return map[string]int64{
+		"packets": s.Packets, "transactions": s.Transactions, "crc_retries": s.CRCRetries,
+		"dropped": s.Dropped, "amo_hits": s.AMOHits, "amo_misses": s.AMOMisses,
+		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
+	}
+}
+
+// Now is the simulation's time, for a Routing that samples loads
+// periodically.
+func (m *Machine) Now() Time { return m.k.Now() }
+
 // Stats are the fabric's counters so far.
 func (m *Machine) Stats() Stats { return m.stats }
 
