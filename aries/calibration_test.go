@@ -38,3 +38,9 @@ func TestCalibrationRates(t *testing.T) {
 	caltest.Long(t)
 	caltest.CheckRows(t, "A-RATE", "A-OUTST", "A-AMO", "A-AMO-CACHE")
 }
+
+// A-CE: an offloaded allreduce on 12,000 PEs.
+func TestCalibrationCollectiveEngine(t *testing.T) {
+	caltest.Long(t)
+	caltest.CheckRows(t, "A-CE")
+}

@@ -177,8 +177,13 @@ const (
 	CoresPerNode = 16
 	Sockets      = 2
 	// BridgePostedBuffer is how many posted writes the root complex holds
-	// between the link and memory. Assumed.
-	BridgePostedBuffer = 32
+	// between the link and memory, each until its write reaches memory
+	// (MemoryWriteLatency): small writes go at most BridgePostedBuffer per
+	// MemoryWriteLatency. Set from A-AMO: "Host memory is updated each time
+	// the variable is updated" (AMO section), so 400 M AMOs/s on one
+	// cached variable are 400 M word writes/s across the host interface,
+	// which needs more than 40 buffers; 64 (32 held the AMO rate to 313 M/s).
+	BridgePostedBuffer = 64
 )
 
 // Host CPU costs of the conduit calls (the PE's software and its stores to

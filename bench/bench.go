@@ -249,7 +249,9 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	case BTE:
 		cfg.FMARDMACutover = 1
 	}
-	need := pgas.ReservedBytes + j.segment + 1<<20
+	// The benchmark's data and 64 KiB for alignment and the runtime's
+	// small allocations: a job of many PEs can run on small segments.
+	need := pgas.ReservedBytes + j.segment + 64<<10
 	cfg.SegmentBytes = max(cfg.SegmentBytes, need)
 	r := &Result{Benchmark: j.name, Title: j.title, Unit: j.unit, Column: j.column,
 		Nodes: nodes, PPN: ppn, Mechanism: s.Mechanism, Window: s.window()}

@@ -52,6 +52,7 @@ type Stats struct {
 	OneTimeRegs int64 // transfers that registered their buffer
 	Emulated    int64 // atomics emulated with compare-and-swap
 	PDWaits     int64 // times the descriptor pool was empty
+	PDReclaims  int64 // times an empty pool was refilled by polling completions
 	BounceWaits int64 // times the bounce pool was empty
 	Completions int64 // completion events processed
 }
@@ -303,7 +304,18 @@ func (e *Engine) Quiesce() error {
 // InFlight is the number of descriptors posted and not yet completed.
 func (e *Engine) InFlight() int { return e.pds.inUse }
 
+// getPD takes a free descriptor. When none is free and some are in flight
+// it first polls the local completion queue once: completion processing is
+// what returns descriptors to the LIFO pool
+// (gasnet-gemini-conduit-readme.txt, the pool of gc_post_descriptor and
+// gc_poll_local_queue), and the pool exists to be reused. Growing the pool registers memory, which is slow on every backend that
+// needs registration (G-REG, serialized per node), while reclaiming a
+// completed descriptor costs one poll. Only when nothing has completed does
+// the pool grow, up to its limit, and after that the PE waits.
 func (e *Engine) getPD() (*pd, error) {
+	if e.pds.free == nil && e.pds.inUse > 0 && !e.inPoll {
+		e.reclaim()
+	}
 	d, err := e.pds.get(e)
 	if d != nil || err != nil {
 		return d, err
@@ -313,6 +325,21 @@ func (e *Engine) getPD() (*pd, error) {
 		return nil, err
 	}
 	return e.pds.get(e)
+}
+
+// reclaim processes one burst of local completions, without the remote
+// queue or the pollers (no active-message handler runs inside a post).
+func (e *Engine) reclaim() {
+	e.inPoll = true
+	n := e.ep.PollLocalCQ(e.evs)
+	for i := range n {
+		e.complete(&e.evs[i])
+		e.evs[i] = conduit.Event{}
+	}
+	e.inPoll = false
+	if n > 0 {
+		e.Stats.PDReclaims++
+	}
 }
 
 func (e *Engine) getBounce() (*bounceBuf, error) {

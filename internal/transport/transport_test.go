@@ -140,6 +140,27 @@ func (a *async) PollLocalCQ(evs []conduit.Event) int {
 	return a.Endpoint.PollLocalCQ(evs[:1])
 }
 
+// stalled is a network whose completions are late: while hold is set its
+// local completion queue reports nothing, and after that it reports nothing
+// on the first of every period polls (period 0: never stalls again).
+type stalled struct {
+	conduit.Endpoint
+	hold   bool
+	period int
+	polls  int
+}
+
+func (s *stalled) PollLocalCQ(evs []conduit.Event) int {
+	if s.hold {
+		return 0
+	}
+	s.polls++
+	if s.period > 0 && s.polls%s.period == 1 {
+		return 0
+	}
+	return s.Endpoint.PollLocalCQ(evs)
+}
+
 func sameMem(a, b []byte) bool { return unsafe.SliceData(a) == unsafe.SliceData(b) }
 
 func pattern(n int, seed byte) []byte {
@@ -235,11 +256,15 @@ func TestPDPoolLIFO(t *testing.T) {
 	}))
 }
 
+// TestPDPoolLazyGrowth: with every descriptor still in flight the pool
+// grows a slab at a time up to NumPD; at NumPD a post polls once, then
+// waits.
 func TestPDPoolLazyGrowth(t *testing.T) {
 	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 100
-		e := New(ep, s)
+		net := &stalled{Endpoint: ep, hold: true}
+		e := New(net, s)
 		assert.Zero(t, e.pds.made)
 		var op Op
 		src := pattern(8, 3)
@@ -257,11 +282,15 @@ func TestPDPoolLazyGrowth(t *testing.T) {
 		assert.Equal(t, 100, e.pds.made)
 		assert.Equal(t, 100, e.InFlight())
 		assert.Zero(t, e.Stats.PDWaits)
-		// The 101st waits for a completion.
+		assert.Zero(t, e.Stats.PDReclaims, "nothing had completed")
+		// The 101st polls once (the network is still late), then waits
+		// for a completion.
+		net.hold, net.period = false, 1000
 		if err := e.Put(&op, 1, 800, src, conduit.OrderInherit); err != nil {
 			return err
 		}
 		assert.EqualValues(t, 1, e.Stats.PDWaits)
+		assert.Zero(t, e.Stats.PDReclaims)
 		assert.Equal(t, 100, e.pds.made, "never more than NumPD")
 		if err := e.Wait("the puts", &op); err != nil {
 			return err
@@ -281,36 +310,109 @@ func TestPDPoolLazyGrowth(t *testing.T) {
 	}))
 }
 
+// TestPDReclaimBeforeGrow: when descriptors have completed, an empty pool
+// is refilled from the completion queue and does not grow (growing
+// registers memory).
+func TestPDReclaimBeforeGrow(t *testing.T) {
+	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+		s := testSettings()
+		s.NumPD = 1000
+		e := New(ep, s)
+		return putsThroughPool(t, e, 500, pdSlab, func() {
+			assert.Equal(t, pdSlab, e.pds.made, "one slab, reused")
+			assert.Zero(t, e.Stats.PDWaits)
+			assert.Positive(t, e.Stats.PDReclaims)
+		})
+	}))
+}
+
+// putsThroughPool posts n 8-byte puts from a Go buffer to PE 1, never more
+// than inFlight at once, runs check once they are posted, then waits for
+// them and reads them back: reused descriptors (and their bounce buffers)
+// carry the right data.
+func putsThroughPool(t *testing.T, e *Engine, n, inFlight int, check func()) error {
+	var op Op
+	want := pattern(8*n, 5)
+	for i := range n {
+		if err := e.Put(&op, 1, int64(8*i), want[8*i:8*i+8], conduit.OrderInherit); err != nil {
+			return err
+		}
+		assert.LessOrEqual(t, e.InFlight(), inFlight)
+	}
+	check()
+	if err := e.Wait("the puts", &op); err != nil {
+		return err
+	}
+	assert.NoError(t, op.Err())
+	assert.EqualValues(t, n, e.Stats.Completions)
+	got := make([]byte, len(want))
+	if err := getWait(e, 1, 0, got); err != nil {
+		return err
+	}
+	assert.Equal(t, want, got)
+	return nil
+}
+
+// TestPDReclaimNotInHandler: a post made while the engine runs a poller
+// (an active-message handler) does not process completions itself; the
+// pool grows instead.
+func TestPDReclaimNotInHandler(t *testing.T) {
+	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+		s := testSettings()
+		s.NumPD = 200
+		e := New(ep, s)
+		var op Op
+		posted := false
+		e.AddPoller(func() (int, error) {
+			if posted {
+				return 0, nil
+			}
+			posted = true
+			for i := range pdSlab + 1 {
+				if err := e.Put(&op, 1, int64(8*i), ep.Segment()[:8], conduit.OrderInherit); err != nil {
+					return 0, err
+				}
+			}
+			return 1, nil
+		})
+		if _, err := e.Poll(); err != nil {
+			return err
+		}
+		assert.Zero(t, e.Stats.PDReclaims)
+		assert.Equal(t, 2*pdSlab, e.pds.made, "grew while in the handler")
+		return e.Wait("the handler's puts", &op)
+	}))
+}
+
+// TestPDExhaustion: NumPD descriptors carry any number of transfers, whether
+// the completions are there when the pool runs dry (reclaimed at once) or
+// late (the PE waits).
 func TestPDExhaustion(t *testing.T) {
-	for _, needReg := range []bool{false, true} {
-		t.Run(fmt.Sprint("needReg=", needReg), func(t *testing.T) {
-			runJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
-				e := New(ep, testSettings())
-				var op Op
-				want := pattern(50*8, 5)
-				for i := range 50 {
+	for _, late := range []bool{false, true} {
+		for _, needReg := range []bool{false, true} {
+			t.Run(fmt.Sprint("late=", late, "/needReg=", needReg), func(t *testing.T) {
+				runJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
+					net := &stalled{Endpoint: ep}
+					if late {
+						net.period = 2
+					}
+					e := New(net, testSettings())
 					// Unregistered 8-byte sources: descriptor bounce when
 					// registration is needed.
-					if err := e.Put(&op, 1, int64(8*i), want[8*i:8*i+8], conduit.OrderInherit); err != nil {
-						return err
-					}
-					assert.LessOrEqual(t, e.InFlight(), 8)
-				}
-				assert.Positive(t, e.Stats.PDWaits)
-				if err := e.Wait("50 puts", &op); err != nil {
-					return err
-				}
-				assert.NoError(t, op.Err())
-				assert.Equal(t, 8, e.pds.made)
-				assert.EqualValues(t, 50, e.Stats.Completions)
-				got := make([]byte, len(want))
-				if err := getWait(e, 1, 0, got); err != nil {
-					return err
-				}
-				assert.Equal(t, want, got)
-				return nil
-			}))
-		})
+					return putsThroughPool(t, e, 50, 8, func() {
+						if late {
+							// Every reclaim finds the queue empty.
+							assert.Zero(t, e.Stats.PDReclaims)
+							assert.Positive(t, e.Stats.PDWaits)
+						} else {
+							assert.Positive(t, e.Stats.PDReclaims)
+							assert.Zero(t, e.Stats.PDWaits)
+						}
+						assert.Equal(t, 8, e.pds.made)
+					})
+				}))
+			})
+		}
 	}
 }
 
@@ -645,7 +747,7 @@ func TestOnDoneOnceWhenPoolsRunOut(t *testing.T) {
 				if err := e.Wait("the op", &op); err != nil {
 					return err
 				}
-				assert.Positive(t, e.Stats.PDWaits+e.Stats.BounceWaits, "the pool ran out")
+				assert.Positive(t, e.Stats.PDReclaims+e.Stats.PDWaits+e.Stats.BounceWaits, "the pool ran out")
 				assert.Equal(t, 1, calls, "OnDone calls")
 				assert.Equal(t, e.Stats.Completions, total, "OnDone ran after the last completion")
 				return nil
@@ -737,7 +839,7 @@ func TestAMONative(t *testing.T) {
 		if err := e.AMO(&op, 1, 24, conduit.AMOFAdd, 8, math.Float64bits(1.5), 0, nil, conduit.OrderInherit); err != nil {
 			return err
 		}
-		assert.Positive(t, e.Stats.PDWaits)
+		assert.Positive(t, e.Stats.PDReclaims, "22 AMOs on 8 descriptors")
 		if err := e.Wait("AMOs", &op); err != nil {
 			return err
 		}
