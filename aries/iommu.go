@@ -54,6 +54,7 @@ type pteLine struct {
 	mdh   uint32
 	group uint64 // page number / PTEsPerEntry
 	used  uint64 // for LRU
+	ready Time   // when its PTEs arrive from the host (the model's)
 }
 
 // PTECache is the IOMMU's page-table-entry cache. The zero value is an
@@ -70,8 +71,14 @@ type PTECache struct {
 // page tables it costs: 0 on a hit, the page size's levels on a miss (the
 // entry is then filled, evicting the least recently used of its set).
 func (c *PTECache) Translate(mdh uint32, off, pageBytes int64) (reads int, err error) {
+	_, reads, err = c.lookup(mdh, off, pageBytes)
+	return reads, err
+}
+
+// lookup is Translate that also returns the entry, filled or found.
+func (c *PTECache) lookup(mdh uint32, off, pageBytes int64) (line *pteLine, reads int, err error) {
 	if off < 0 || pageBytes <= 0 || pageBytes&(pageBytes-1) != 0 {
-		return 0, fmt.Errorf("aries: Translate(mdh %d, offset %d, page %d bytes): bad offset or page size", mdh, off, pageBytes)
+		return nil, 0, fmt.Errorf("aries: Translate(mdh %d, offset %d, page %d bytes): bad offset or page size", mdh, off, pageBytes)
 	}
 	group := uint64(off/pageBytes) / PTEsPerEntry
 	set := &c.sets[pteSet(mdh, group)]
@@ -82,7 +89,7 @@ func (c *PTECache) Translate(mdh uint32, off, pageBytes int64) (reads int, err e
 		if l.valid && l.mdh == mdh && l.group == group {
 			l.used = c.clock
 			c.hits++
-			return 0, nil
+			return l, 0, nil
 		}
 		if !l.valid || (set[victim].valid && l.used < set[victim].used) {
 			victim = i
@@ -90,7 +97,36 @@ func (c *PTECache) Translate(mdh uint32, off, pageBytes int64) (reads int, err e
 	}
 	set[victim] = pteLine{valid: true, mdh: mdh, group: group, used: c.clock}
 	c.misses++
-	return PageLevels(pageBytes), nil
+	return &set[victim], PageLevels(pageBytes), nil
+}
+
+// Invalidate drops the cached translations of bytes n at off of memory
+// domain mdh (a region deregistered), registered with pages of pageBytes.
+func (c *PTECache) Invalidate(mdh uint32, off, n, pageBytes int64) {
+	if n <= 0 || pageBytes <= 0 {
+		return
+	}
+	first := uint64(off/pageBytes) / PTEsPerEntry
+	last := uint64((off+n-1)/pageBytes) / PTEsPerEntry
+	if last-first >= PTECacheSets*PTECacheWays {
+		// More groups than the cache holds: look at every line instead.
+		for s := range c.sets {
+			for i := range c.sets[s] {
+				if l := &c.sets[s][i]; l.valid && l.mdh == mdh && l.group >= first && l.group <= last {
+					*l = pteLine{}
+				}
+			}
+		}
+		return
+	}
+	for g := first; g <= last; g++ {
+		set := &c.sets[pteSet(mdh, g)]
+		for i := range set {
+			if l := &set[i]; l.valid && l.mdh == mdh && l.group == g {
+				*l = pteLine{}
+			}
+		}
+	}
 }
 
 // pteSet is the set of a memory domain's group of pages: a hash of both,

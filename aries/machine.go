@@ -11,7 +11,9 @@ import (
 // The model is an internal/fabric machine configured with Aries's
 // parameters (params.go), flit packet formats (below), Dragonfly network
 // and its routing (topology.go, network.go), PCI-Express host interface
-// (host.go), IOMMU (iommu.go) and collective engine (ce.go, offload.go).
+// (host.go), network addresses, memory domains and virtual nodes
+// (address.go), IOMMU (iommu.go) and collective engine (ce.go,
+// offload.go).
 
 // Name is the name the backend registers under.
 const Name = "aries"
@@ -92,12 +94,14 @@ var sizes = fabric.Sizes{
 
 // caps: Aries "supports a wide range of atomic operations" (AMO section):
 // every operation, on 32- and 64-bit words, and float64 add. Local buffers
-// must be registered. The collective engine offloads barriers and
-// allreduces.
+// must be registered. FMA gets may have flagged responses (Remote Memory
+// Access section; the fabric's raiseFlag). The collective engine offloads
+// barriers and allreduces.
 var caps = conduit.Caps{
 	NeedsRegisteredLocal: true,
 	AMO32:                true,
 	FloatAMO:             true,
+	FlaggedGet:           true,
 	CollectiveOffload:    true,
 }
 
@@ -137,6 +141,7 @@ func (w *network) config() fabric.Config {
 		ChannelName: w.channelName,
 		Counters:    w.counters,
 		Translate:   w.translate,
+		Registered:  w.registered,
 		Offload:     w.ce,
 	}
 }

@@ -198,6 +198,15 @@ type network struct {
 	// minimalRoutes and nonMinimalRoutes count the routes chosen (for
 	// tests and studies).
 	minimalRoutes, nonMinimalRoutes int64
+
+	// m is the machine of the job (nil for networks no job runs on).
+	m *fabric.Machine
+	// phys is the system node of each of the job's (virtual) nodes; cams
+	// are their NICs' vMDH CAMs; domains are the processes' memory
+	// domains by rank, made when first needed (address.go).
+	phys    []int
+	cams    []vmdhCAM
+	domains []*domain
 }
 
 func newNetwork(opts options) *network { return &network{opts: opts, ce: newEngine()} }
@@ -262,14 +271,30 @@ func linkUnitTime(bytesPerSecond float64) Time {
 // build makes the job's network: a router per Aries of the system, a link
 // per direction of each of its links, and the faults.
 func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
-	d, err := w.opts.system(nodes)
+	w.phys = physicalNodes(nodes, w.opts.excluded)
+	span := w.phys[len(w.phys)-1] + 1 // the system nodes the job reaches
+	if span > MaxNodes {
+		return nil, fmt.Errorf("aries: a job of %d nodes around %d excluded ones reaches node %d: more than the %d nodes of the largest system", nodes, len(w.opts.excluded), span-1, MaxNodes)
+	}
+	d, err := w.opts.system(span)
 	if err != nil {
 		return nil, err
 	}
-	if d.Nodes() < nodes {
+	if d.Nodes() < span {
+		if len(w.opts.excluded) > 0 {
+			return nil, fmt.Errorf("aries: the system of %v holds %d nodes; the job's %d nodes around %d excluded ones need %d", d, d.Nodes(), nodes, len(w.opts.excluded), span)
+		}
 		return nil, fmt.Errorf("aries: the system of %v holds %d nodes; the job needs %d", d, d.Nodes(), nodes)
 	}
 	w.df = d
+	w.m = m
+	w.cams = make([]vmdhCAM, nodes)
+	for i := range w.cams {
+		// The job's only CAM entry: its process slots from MDH 0.
+		if err := w.cams[i].add(JobVMDH, 0); err != nil {
+			return nil, err
+		}
+	}
 	n := d.Aries()
 	w.routers = make([]*fabric.Router, n)
 	for a := range w.routers {
@@ -334,8 +359,20 @@ func (w *network) applyFaults() error {
 	return nil
 }
 
-// RouterOf is the Aries of a node.
-func (w *network) RouterOf(node int) int { return node / NodesPerAries }
+// RouterOf is the Aries of one of the job's nodes.
+func (w *network) RouterOf(node int) int { return w.physical(node) / NodesPerAries }
+
+// NICSlot is which of its Aries' NICs a node's is (fabric.NICPlacer).
+func (w *network) NICSlot(node int) int { return w.physical(node) % NodesPerAries }
+
+// physical is the system node of one of the job's nodes (itself on a
+// network no job runs on).
+func (w *network) physical(node int) int {
+	if w.phys == nil {
+		return node
+	}
+	return w.phys[node]
+}
 
 // Route takes a packet on from Aries r: at its source Aries it chooses the
 // packet's path (deterministic or adaptive as the packet says); after that

@@ -125,6 +125,18 @@ func TestHopLatency(t *testing.T) {
 	}
 }
 
+// Virtual nodes: the job's nodes map around the excluded ones, so that
+// with nodes 1-3 excluded the job's node 1 is the system's node 4, on the
+// next Aries: a put to it takes as long as one to node 4 of a job without
+// exclusions, a green hop more than one to node 1 there.
+func TestExcludedNodes(t *testing.T) {
+	plain := putLatency(t, 5, []int{1, 4}, nil)
+	around := putLatency(t, 2, []int{1}, map[string]string{"exclude": "1-3"})
+	t.Logf("8-byte put from node 0: to node 1 %v, to node 4 %v; to virtual node 1 with nodes 1-3 excluded %v", plain[0], plain[1], around[0])
+	assert.Equal(t, plain[1], around[0])
+	assert.Greater(t, around[0], plain[0]+150*time.Nanosecond, "a green hop each way")
+}
+
 // worstCase is the bandwidth of the first senders nodes of group 0
 // putting to their partners in group 1 at once (each puts bytes to the
 // node NodesPerGroup above it, in puts of chunk bytes, window at a time),
@@ -279,6 +291,9 @@ func TestBadNetworkOptions(t *testing.T) {
 		{map[string]string{"groups": "300"}, 2, "option groups=300"},
 		{map[string]string{"cabinets": "3", "bundle": "241"}, 2, "option cabinets=3, option bundle=241"},
 		{map[string]string{"chassis": "1"}, 65, "holds 64 nodes"},
+		{map[string]string{"exclude": "x"}, 2, `exclude="x"`},
+		{map[string]string{"exclude": "4-2"}, 2, `exclude="4-2"`},
+		{map[string]string{"chassis": "1", "exclude": "1-63"}, 2, "around 63 excluded ones need 65"},
 	} {
 		err := pgas.Run(pgas.Config{Conduit: "aries", PEs: c.pes, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes, Options: c.opts},
 			func(*pgas.PE) error { return nil })

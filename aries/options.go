@@ -28,6 +28,9 @@ type options struct {
 	// noCE turns the collective engine off: barriers and allreduces run
 	// in software.
 	noCE bool
+	// excluded are the system's nodes the job may not use, sorted: its
+	// virtual nodes map around them.
+	excluded []int
 }
 
 // OptionNames lists the backend options and what they mean.
@@ -45,6 +48,7 @@ func optionNames() map[string]string {
 		"fail":       "failed links: aries:port[:lanes] separated by ';' (lanes working, 1 or 2, degrades instead of failing)",
 		"page_bytes": fmt.Sprintf("page size of registered memory: %d (two-level translation) or %d (default, one level)", SmallPageBytes, HugePageBytes),
 		"ce":         "false: no collective engine; barriers and allreduces run in software",
+		"exclude":    "system nodes the job may not use (failed, or other jobs'), as 3,7-9: the job's nodes map around them",
 	} {
 		names[k] = v
 	}
@@ -76,6 +80,8 @@ func parseOptions(o map[string]string) (options, error) {
 			if err == nil && opts.pageBytes != SmallPageBytes && opts.pageBytes != HugePageBytes {
 				err = fmt.Errorf("not %d or %d", SmallPageBytes, HugePageBytes)
 			}
+		case "exclude":
+			opts.excluded, err = parseNodeList(v)
 		case "ce":
 			var on bool
 			on, err = strconv.ParseBool(v)

@@ -9,9 +9,10 @@ import (
 
 // CheckPost validates the parts of a descriptor that the initiator can check
 // before anything is sent: the type, mechanism and ordering, the target rank,
-// the remote range against the handle's length, and an AMO's operation,
-// width and alignment. Every backend calls it from Post so that malformed
-// descriptors fail the same way everywhere.
+// the remote range against the handle's length, an AMO's operation, width
+// and alignment, and a flagged get's flag word (an FMA get's only, 8 bytes,
+// aligned, apart from Local). Every backend calls it from Post so that
+// malformed descriptors fail the same way everywhere.
 func CheckPost(d *PostDesc, size int) error {
 	if d == nil {
 		return fmt.Errorf("post: nil descriptor")
@@ -57,6 +58,9 @@ func CheckPost(d *PostDesc, size int) error {
 		}
 	default:
 		return fmt.Errorf("post: bad type %v", d.Type)
+	}
+	if d.Flag != nil {
+		return checkFlag(d)
 	}
 	return nil
 }

@@ -241,6 +241,20 @@ type PostDesc struct {
 	RemoteEvent bool
 	RemoteData  uint64
 
+	// Flag, when not nil, asks for a flagged get response (Caps.FlaggedGet;
+	// FMA gets only): once all of the get's data is in Local, the backend
+	// stores FlagValue into Flag, native-endian, as one atomic 8-byte
+	// write (StoreFlag), so that a PE polling Flag (LoadFlag) learns of
+	// this get's arrival without the completion queue. The flag is never
+	// visible before the data; the completion event still follows, at the
+	// same time or later. A get that fails does not write it. Flag must be
+	// exactly 8 bytes, 8-byte aligned, and apart from Local; when
+	// Caps.NeedsRegisteredLocal is set it must lie inside the registration
+	// FlagMem names.
+	Flag      []byte
+	FlagMem   MemHandle
+	FlagValue uint64
+
 	// Context is the runtime's own: returned untouched in the Event.
 	Context any
 }
@@ -333,6 +347,11 @@ type Caps struct {
 	// DirectAccess: DirectSegment returns peers' segments that the runtime
 	// may read and write by load/store (shared memory, like GASNet's PSHM).
 	DirectAccess bool
+	// FlaggedGet: FMA gets may carry a flag word (PostDesc.Flag) that the
+	// backend writes once the get's data has arrived (Aries's "flagged
+	// response"). Without it a post with a flag fails with an error
+	// wrapping ErrUnsupported.
+	FlaggedGet bool
 	// CollectiveOffload: the Endpoint also implements CollectiveOffload.
 	CollectiveOffload bool
 	// Simulated: the clock is virtual.

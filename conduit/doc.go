@@ -54,6 +54,33 @@
 // of an AMO means it was performed at the target and, for fetching AMOs, that
 // [PostDesc.Result] holds the old value.
 //
+// # Flagged get responses
+//
+// Where [Caps.FlaggedGet] is set (Aries, and the shared-memory backend), an
+// FMA get may carry a flag word: [PostDesc.Flag], an 8-byte-aligned word of
+// local memory apart from the get's buffer (registered, named by
+// [PostDesc.FlagMem], where [Caps.NeedsRegisteredLocal] is set), and
+// [PostDesc.FlagValue]. Once all of the get's data is in [PostDesc.Local]
+// the backend stores FlagValue into the word in one atomic native-endian
+// write ([StoreFlag]); a PE may poll it ([LoadFlag], inside
+// [Endpoint.WaitFor]) to learn of that one get's arrival without draining
+// its completion queue. This is the Aries "flagged response"
+// (reference/aries-xc-network-whitepaper.txt, Remote Memory Access): "the get
+// response data is accompanied by a flag word written to local memory. The
+// application may poll on the flag word to determine the arrival of
+// responses to individual get requests."
+//
+// The rules: the flag is never visible before the data; the get's
+// completion event still arrives, at the same time as the flag or later, and
+// the descriptor is the backend's until then; a get that fails (an error or
+// a timeout) does not write the flag, so a PE polling it must also watch
+// its completion queue or bound its wait. The flag is written once, so the
+// runtime clears it (or picks a fresh FlagValue) before reusing it.
+// [CheckPost] rejects a flag on a put, an AMO or a BTE get, and one that is
+// not 8 bytes, not aligned or overlaps Local; a backend without the
+// capability rejects a flagged post with an error wrapping
+// [ErrUnsupported].
+//
 // # Concurrency
 //
 // An Endpoint belongs to the goroutine its Job started for it: none of its

@@ -88,7 +88,8 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 
 // caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and
 // compare-and-swap (gni_pub.h's first-generation AMOs); the runtime emulates
-// the others. Local buffers must be registered.
+// the others. Local buffers must be registered. Gets have no flagged
+// responses (Caps.FlaggedGet is an Aries addition).
 var caps = conduit.Caps{
 	NeedsRegisteredLocal: true,
 	AMO32:                false,

@@ -259,6 +259,7 @@ func (e *endpoint) Caps() conduit.Caps {
 		AMO32:                true,
 		FloatAMO:             true,
 		DirectAccess:         !e.job.cfg.NoDirectAccess,
+		FlaggedGet:           true,
 	}
 }
 
@@ -338,8 +339,13 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 		return fmt.Errorf("smp: PE %d: %w", e.rank, err)
 	}
 	if d.Type != conduit.AMO && e.job.cfg.RequireRegisteredLocal {
-		if err := e.checkLocal(d); err != nil {
+		if err := e.checkLocal(d, "local buffer", d.Local, d.LocalMem); err != nil {
 			return err
+		}
+		if d.Flag != nil {
+			if err := e.checkLocal(d, "flag word", d.Flag, d.FlagMem); err != nil {
+				return err
+			}
 		}
 	}
 	ev := conduit.Event{Desc: d}
@@ -358,6 +364,10 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 			storeWords(mem, d.Local)
 		case conduit.Get:
 			loadWords(d.Local, mem)
+			if d.Flag != nil {
+				// After the data: a PE that sees the flag sees the data.
+				conduit.StoreFlag(d.Flag, d.FlagValue)
+			}
 		case conduit.AMO:
 			if uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%uintptr(d.Width) != 0 {
 				ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("AMO word at offset %d of PE %d is misaligned", d.RemoteOffset, d.Target)
@@ -376,11 +386,13 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 	return nil
 }
 
-func (e *endpoint) checkLocal(d *conduit.PostDesc) error {
-	r := e.regs.Load().lookup(d.LocalMem.ID)
-	if int(d.LocalMem.Owner) != e.rank || r == nil || !r.contains(d.Local) {
-		return fmt.Errorf("smp: PE %d: post %v: local buffer of %d bytes is not inside registration %d (this job requires registered local memory)",
-			e.rank, d.Type, len(d.Local), d.LocalMem.ID)
+// checkLocal checks that buf (what of d) lies inside this PE's
+// registration h.
+func (e *endpoint) checkLocal(d *conduit.PostDesc, what string, buf []byte, h conduit.MemHandle) error {
+	r := e.regs.Load().lookup(h.ID)
+	if int(h.Owner) != e.rank || r == nil || !r.contains(buf) {
+		return fmt.Errorf("smp: PE %d: post %v: %s of %d bytes is not inside registration %d (this job requires registered local memory)",
+			e.rank, d.Type, what, len(buf), h.ID)
 	}
 	return nil
 }

@@ -145,7 +145,7 @@ func TestEndpointBasics(t *testing.T) {
 		seen[ep.Rank()].Store(true)
 		assert.Equal(t, 3, ep.Size())
 		assert.Equal(t, smp.Name, ep.Backend())
-		assert.Equal(t, conduit.Caps{AMO32: true, FloatAMO: true, DirectAccess: true}, ep.Caps())
+		assert.Equal(t, conduit.Caps{AMO32: true, FloatAMO: true, DirectAccess: true, FlaggedGet: true}, ep.Caps())
 		assert.Equal(t, conduit.OrderRelaxed, ep.Ordering())
 		seg := ep.Segment()
 		assert.Len(t, seg, 1<<16)

@@ -15,6 +15,9 @@
 // block-transfer engine (the NIC reads and sends a whole transfer), the
 // output request buffer (requests awaiting responses), the AMO unit and
 // its cache, and timeouts for transactions whose responses stop coming.
+// When the backend's Caps.FlaggedGet is set, an FMA get may carry a flag
+// word, written when its last data write is visible and before its
+// completion-queue entry (nic.go, raiseFlag).
 //
 // Channels (link directions and processor tiles) move one packet at a
 // time with per-virtual-channel credits for the buffer at their far end

@@ -47,6 +47,10 @@ type Config struct {
 	// the NIC may go on with it (a miss in a translation cache fetches
 	// page-table entries).
 	Translate func(node, rank int, now Time, region uint32, off int64, n int) Time
+	// Registered, if set, is told of every registration (and, with
+	// deregister, deregistration) of bytes as region id of ep's memory on
+	// node, before its cost is booked; an error refuses it.
+	Registered func(ep *simnet.Endpoint, node int, id uint32, bytes int64, deregister bool) error
 	// Offload, if set, is the backend's collective engine: the Machine
 	// forwards the endpoints' offloaded collectives to it (control.go).
 	Offload simnet.Offloader
@@ -150,9 +154,14 @@ func (m *Machine) Start(j *simnet.Job) error {
 	m.nics = make([]*nic, nodes)
 	m.regFree = make([]Time, nodes)
 	attached := make([]int, len(m.routers))
+	placer, placed := topo.(NICPlacer)
 	for node := range nodes {
 		r := m.routers[topo.RouterOf(node)]
-		m.nics[node] = m.newNIC(node, r, attached[r.ID], m.cfg.NewHost(node))
+		k := attached[r.ID]
+		if placed {
+			k = placer.NICSlot(node)
+		}
+		m.nics[node] = m.newNIC(node, r, k, m.cfg.NewHost(node))
 		attached[r.ID]++
 	}
 	m.lastMDH = make([]uint64, j.Size())
@@ -198,6 +207,9 @@ func (s Stats) Counters() map[string]int64 {
 // Now is the simulation's time, for a Routing that samples loads
 // periodically.
 func (m *Machine) Now() Time { return m.k.Now() }
+
+// Job is the job the machine runs (nil before it starts).
+func (m *Machine) Job() *simnet.Job { return m.job }
 
 // Stats are the fabric's counters so far.
 func (m *Machine) Stats() Stats { return m.stats }
@@ -336,12 +348,17 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 // Register holds the node's registration lock (the driver serialises
 // registrations) for RegisterCall and RegisterPerPage per page, and a
 // waiting registration pays RegisterHandoff when the lock passes to it.
-func (m *Machine) Register(ep *simnet.Endpoint, bytes int64, deregister bool) error {
+func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregister bool) error {
 	p := ep.Proc()
 	if err := p.Sync(); err != nil {
 		return err
 	}
 	node := m.job.NodeOf(ep.Rank())
+	if f := m.cfg.Registered; f != nil {
+		if err := f(ep, node, id, bytes, deregister); err != nil {
+			return err
+		}
+	}
 	pages := (bytes + m.p.PageBytes - 1) / m.p.PageBytes
 	now := p.Clock()
 	start := now

@@ -494,8 +494,34 @@ func (n *nic) commit(p *Packet) {
 		n.m.freePacket(p)
 	case pktData:
 		n.m.freePacket(p)
+		if t.pending == 1 {
+			n.raiseFlag(t)
+		}
 		n.progress(t)
 	}
+}
+
+// raiseFlag writes a flagged get's flag word (conduit.PostDesc.Flag) when
+// its last data write becomes visible, and wakes the PE, which may be
+// polling the word. Aries "augments FMA get functionality with an optional
+// 'flagged response' feature. When this feature is used, the get response
+// data is accompanied by a flag word written to local memory"
+// (reference/aries-xc-network-whitepaper.txt, Remote Memory Access). The
+// model: the flag word rides in the host write of whichever of the get's
+// responses is the last to become visible (they commit in any order), at no
+// cost of its own; the completion-queue entry is a host write of its own
+// made after it (progress), so a PE polling the flag learns of the get that
+// write's latency earlier than one polling its completion queue. A get that
+// failed or timed out writes no flag. Backends without flagged responses
+// (Caps.FlaggedGet false) never get here with a flag: simnet rejects the
+// post.
+func (n *nic) raiseFlag(t *txn) {
+	d := t.d
+	if d == nil || d.Flag == nil || t.done || t.status != conduit.StatusOK {
+		return
+	}
+	conduit.StoreFlag(d.Flag, d.FlagValue)
+	t.ep.Wake()
 }
 
 // progress counts a completed packet of t and completes t with its last.

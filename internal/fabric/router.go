@@ -10,6 +10,13 @@ type Topology interface {
 	Routing
 }
 
+// NICPlacer is implemented by a Topology that says which of its router's
+// NICs a node's is (the k of Machine.newNIC); without it the nodes of a
+// router take its NICs in order.
+type NICPlacer interface {
+	NICSlot(node int) int
+}
+
 // Routing is the routing decision, made for each packet at each router it
 // crosses on its way to another router's NICs.
 type Routing interface {

@@ -115,10 +115,10 @@ func (e *Endpoint) Register(buf []byte) (conduit.MemHandle, error) {
 	if len(buf) == 0 {
 		return conduit.MemHandle{}, fmt.Errorf("%s: PE %d: Register of an empty buffer", e.Backend(), e.rank)
 	}
-	if err := e.job.Net.Register(e, int64(len(buf)), false); err != nil {
+	id := e.nextID
+	if err := e.job.Net.Register(e, id, int64(len(buf)), false); err != nil {
 		return conduit.MemHandle{}, err
 	}
-	id := e.nextID
 	e.nextID++
 	e.regions = append(e.regions, region{id: id, buf: buf})
 	return conduit.MemHandle{Owner: int32(e.rank), ID: id, Bytes: int64(len(buf))}, nil
@@ -131,8 +131,11 @@ func (e *Endpoint) Deregister(h conduit.MemHandle) error {
 	for i := range e.regions {
 		if e.regions[i].id == h.ID {
 			n := int64(len(e.regions[i].buf))
+			if err := e.job.Net.Register(e, h.ID, n, true); err != nil {
+				return err
+			}
 			e.regions = append(e.regions[:i], e.regions[i+1:]...)
-			return e.job.Net.Register(e, n, true)
+			return nil
 		}
 	}
 	return fmt.Errorf("%s: PE %d: Deregister of unknown handle %d", e.Backend(), e.rank, h.ID)
@@ -162,17 +165,34 @@ func (e *Endpoint) Post(d *conduit.PostDesc) error {
 	if err := conduit.CheckPost(d, len(e.job.eps)); err != nil {
 		return fmt.Errorf("%s: PE %d: %w", e.Backend(), e.rank, err)
 	}
+	if d.Flag != nil && !e.job.caps.FlaggedGet {
+		return fmt.Errorf("%s: PE %d: post get to PE %d with a flag word: no flagged get responses: %w",
+			e.Backend(), e.rank, d.Target, conduit.ErrUnsupported)
+	}
 	if d.Type != conduit.AMO && e.job.caps.NeedsRegisteredLocal {
-		r := e.region(d.LocalMem.ID)
-		if int(d.LocalMem.Owner) != e.rank || r == nil || !r.contains(d.Local) {
-			return fmt.Errorf("%s: PE %d: post %v: local buffer of %d bytes is not inside registration %d",
-				e.Backend(), e.rank, d.Type, len(d.Local), d.LocalMem.ID)
+		if err := e.checkLocal(d, "local buffer", d.Local, d.LocalMem); err != nil {
+			return err
+		}
+		if d.Flag != nil {
+			if err := e.checkLocal(d, "flag word", d.Flag, d.FlagMem); err != nil {
+				return err
+			}
 		}
 	}
 	if err := e.job.K.Aborted(); err != nil {
 		return err
 	}
 	return e.job.Net.Post(e, d)
+}
+
+// checkLocal checks that buf (what of d) lies inside this PE's
+// registration h.
+func (e *Endpoint) checkLocal(d *conduit.PostDesc, what string, buf []byte, h conduit.MemHandle) error {
+	if r := e.region(h.ID); int(h.Owner) != e.rank || r == nil || !r.contains(buf) {
+		return fmt.Errorf("%s: PE %d: post %v: %s of %d bytes is not inside registration %d",
+			e.Backend(), e.rank, d.Type, what, len(buf), h.ID)
+	}
+	return nil
 }
 
 // EffectiveOrder is the ordering mode a descriptor travels with.

@@ -44,8 +44,9 @@ type Network interface {
 	// arrived; m's bytes are the model's until then.
 	Send(ep *Endpoint, target int, m *Message) error
 	// Register accounts the cost of registering (or, with deregister, of
-	// deregistering) bytes of ep's memory; it may block ep's PE.
-	Register(ep *Endpoint, bytes int64, deregister bool) error
+	// deregistering) bytes of ep's memory as region id; it may block ep's
+	// PE. An error leaves the region unregistered (or registered).
+	Register(ep *Endpoint, id uint32, bytes int64, deregister bool) error
 	// Finish is called when the job's PEs have all returned (or the job
 	// failed) with the error Run will return; it may write reports and
 	// return an error of its own, returned when err is nil.
