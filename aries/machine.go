@@ -33,6 +33,10 @@ var params = fabric.Params{
 	NICsPerTileGroup: NICsPerTilePair,
 	InputBufferUnits: InputBufferFlits,
 	RouterPipeline:   RouterPipeline,
+	TileRows:         TileRows,
+	TileColumns:      TileColumns,
+	RowBus:           RowBusLatency,
+	ColumnBus:        ColumnBusLatency,
 	InputStage:       InputStage,
 	MaxPacketData:    MaxPacketData,
 

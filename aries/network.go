@@ -23,6 +23,17 @@ import (
 // packet together; a lane out of service (the fail option) slows the link
 // in proportion (Channel.Degrade).
 //
+// # Routers
+//
+// Each Aries is a fabric router with the whitepaper's tiles (Aries
+// Router): 6 x 8 tiles, network port p on tile p and the eight processor
+// tiles in the last row (TileOfPort). A packet's input queue routes it
+// (RouterPipeline), a row bus takes it to the sub-switch of its output's
+// column and a column bus to its output tile's column buffer (RowBusLatency,
+// ColumnBusLatency), each bus a flit per tile cycle, one packet at a time;
+// the column buffer is the output link's queue, whose load the routing
+// sees together with the packets on their way to it.
+//
 // # Routes
 //
 // Every route is chosen whole at the source Aries, as a path of hops
@@ -315,7 +326,9 @@ func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
 			if h.Class == LinkGlobal {
 				unit, flight = optical, OpticalFlight
 			}
-			w.out[a][port] = m.NewLink(w.routers[a], w.routers[h.To], unit, flight, LanesPerLink)
+			c := m.NewLink(w.routers[a], w.routers[h.To], unit, flight, LanesPerLink)
+			c.SetTiles(TileOfPort(port), TileOfPort(h.ToPort))
+			w.out[a][port] = c
 		}
 	}
 	w.rng.Seed(routeSeed, uint64(n))

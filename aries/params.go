@@ -108,10 +108,17 @@ const (
 	VirtualChannels = 8
 	// RequestVCs is the number of request VCs; responses use the rest.
 	RequestVCs = 4
-	// RouterPipeline is a packet's trip through a router from input to
-	// output tile. Set from A-HOP ("each router-to-router hop adds
-	// approximately 100ns of latency") with LinkFlight.
-	RouterPipeline = 90 * ns
+	// RouterPipeline, RowBusLatency and ColumnBusLatency make a packet's
+	// trip through a router: its input queue "receives packets and
+	// determines how to route them. It then sends the packet across a row
+	// bus to the sub-switch in the appropriate column", which "sends it out
+	// on one of six column busses to the column buffer in the appropriate
+	// output row" (Aries Router). Their sum is set from A-HOP ("each
+	// router-to-router hop adds approximately 100ns of latency") with
+	// LinkFlight; its split among the three is assumed.
+	RouterPipeline   = 60 * ns
+	RowBusLatency    = 15 * ns
+	ColumnBusLatency = 15 * ns
 	// LinkFlight is the time a flit takes from one router's output to the
 	// next router's input on an electrical link. Assumed.
 	LinkFlight = 10 * ns

@@ -137,6 +137,12 @@ const (
 	TileColumns = 8
 )
 
+// TileOfPort is the router tile that serves network port port: tile t is
+// in row t / TileColumns and column t % TileColumns, the network ports
+// fill the first 40 tiles in order and the processor tiles are the last
+// eight, the sixth row. The whitepaper does not give the layout; assumed.
+func TileOfPort(port int) int { return port }
+
 // Router port numbering. The whitepaper gives the port counts (40 network
 // tiles: 15 green, 15 black, 10 global) but not which tile serves which
 // link. This model numbers the network ports of every Aries as follows:

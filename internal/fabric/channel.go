@@ -46,6 +46,18 @@ type Channel struct {
 
 	sent, retries int64
 	busyTime      Time
+
+	// srcTile and dstTile are its tiles in the routers at its ends (tiled
+	// routers only); committed is the size of the packets crossing its
+	// router towards it (Router.cross), counted in its Load.
+	srcTile, dstTile int16
+	committed        int
+}
+
+// SetTiles gives a link the tile it leaves its router by and the tile it
+// enters the far router by (Params.TileColumns).
+func (c *Channel) SetTiles(src, dst int) {
+	c.srcTile, c.dstTile = int16(src), int16(dst)
 }
 
 // newChannel makes a channel from one router to another (either nil for a
@@ -88,7 +100,7 @@ func (c *Channel) Degrade(lanes int) {
 // the measure by which packets choose among tiles, and adaptive routing
 // among links.
 func (c *Channel) Load() int {
-	l := c.queuedUnits
+	l := c.queuedUnits + c.committed
 	if now := c.m.k.Now(); c.busy > now {
 		l += int((c.busy - now) / c.unitTime)
 	}
@@ -211,6 +223,7 @@ func (c *Channel) send() {
 		p.via = c
 		c.m.k.At(tail, c.m.nics[p.Dst], nicRx, p)
 	} else {
+		p.inTile = c.dstTile
 		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
 		c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, c.creditsFor(p)})
 	}

@@ -76,7 +76,11 @@ type Packet struct {
 
 	born Time
 	via  *Channel // the ejection tile it arrived by, until the NIC takes it
-	next *Packet  // free list and queues
+	// inTile is the router tile it last arrived at; out, while it crosses
+	// a tiled router, the output it goes to (Router.cross).
+	inTile int16
+	out    *Channel
+	next   *Packet // free list and queues
 }
 
 // IsRequest says whether the packet is a request (put, get, AMO, message)

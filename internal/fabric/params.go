@@ -43,6 +43,17 @@ type Params struct {
 	// InputStage is how long after its tail arrived a packet gives its
 	// input-buffer space back to the channel it came by.
 	InputStage Time
+	// TileRows and TileColumns, when TileColumns is not zero, give the
+	// router tiled internals (router.go, Router.cross): after
+	// RouterPipeline (its input queue's routing) a packet crosses a row
+	// bus to the sub-switch in its output's column (RowBus later) and a
+	// column bus from there to its output tile's column buffer (ColumnBus
+	// later), each bus moving a link unit per TileUnitTime, one packet at
+	// a time. A link's tiles at each end are the backend's
+	// (Channel.SetTiles); the processor tiles are the last ProcessorTiles
+	// of the TileRows x TileColumns.
+	TileRows, TileColumns int
+	RowBus, ColumnBus     Time
 	// MaxPacketData is the most data bytes a request or a data response
 	// carries.
 	MaxPacketData int
@@ -139,6 +150,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("ORB %d, AMO cache %d, AMO fetches %d: not positive", p.ORBEntries, p.AMOCacheEntries, p.AMOFetchesOutstanding)
 	case p.TilesPerGroup < 0 || p.TilesPerGroup > p.ProcessorTiles || p.NICsPerTileGroup < 0 || (p.TilesPerGroup > 0) != (p.NICsPerTileGroup > 0):
 		return fmt.Errorf("tile groups of %d tiles for %d NICs with %d tiles", p.TilesPerGroup, p.NICsPerTileGroup, p.ProcessorTiles)
+	case p.TileColumns < 0 || (p.TileColumns > 0 && (p.TileRows < 1 || p.TileRows*p.TileColumns < p.ProcessorTiles || p.RowBus < 0 || p.ColumnBus < 0)):
+		return fmt.Errorf("router tiles of %d rows x %d columns (buses %v, %v) for %d processor tiles", p.TileRows, p.TileColumns, p.RowBus, p.ColumnBus, p.ProcessorTiles)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}

@@ -39,17 +39,28 @@ type Router struct {
 	links  []*Channel // towards other routers, in the order they were made
 	inject []*Channel // from the NICs
 	eject  []*Channel // to the NICs
+
+	// rowFree and colFree are when each row bus (by input tile and
+	// column) and each column bus (by row, column and output row) of a
+	// tiled router is next free; made when first needed.
+	rowFree, colFree []Time
 }
 
 // NewRouter makes the next router, with its processor tiles. Config.Build
 // calls it.
 func (m *Machine) NewRouter() *Router {
 	r := &Router{ID: len(m.routers), m: m}
-	for range m.p.ProcessorTiles {
-		r.inject = append(r.inject, m.newChannel(nil, r, m.p.TileUnitTime, 0, 1))
+	first := m.p.TileRows*m.p.TileColumns - m.p.ProcessorTiles // the processor tiles are the last
+	for k := range m.p.ProcessorTiles {
+		in := m.newChannel(nil, r, m.p.TileUnitTime, 0, 1)
 		// Ejection tiles reach the router's NICs; a packet's NIC is chosen
 		// on delivery, so each tile serves them all.
-		r.eject = append(r.eject, m.newChannel(r, nil, m.p.TileUnitTime, 0, 1))
+		out := m.newChannel(r, nil, m.p.TileUnitTime, 0, 1)
+		if m.p.TileColumns > 0 {
+			in.dstTile, out.srcTile = int16(first+k), int16(first+k)
+		}
+		r.inject = append(r.inject, in)
+		r.eject = append(r.eject, out)
 	}
 	m.routers = append(m.routers, r)
 	return r
@@ -70,21 +81,60 @@ func (m *Machine) NewLink(from, to *Router, unitTime, flight Time, lanes int) *C
 // were made.
 func (r *Router) Links() []*Channel { return r.links }
 
-// Fire routes a packet that has crossed the router's pipeline.
+// Fire routes a packet that has crossed the router's pipeline, or queues
+// one that has crossed a tiled router's buses for its output.
 func (r *Router) Fire(_ int32, data any) {
 	p := data.(*Packet)
 	m := r.m
-	if p.DstRouter == r.ID {
-		leastLoaded(m.nics[p.Dst].eject).enqueue(p)
+	if out := p.out; out != nil {
+		p.out = nil
+		out.committed -= p.Size
+		out.enqueue(p)
 		return
 	}
-	c := m.topo.Route(r, p)
-	if c == nil {
+	var c *Channel
+	if p.DstRouter == r.ID {
+		c = leastLoaded(m.nics[p.Dst].eject)
+	} else if c = m.topo.Route(r, p); c == nil {
 		m.stats.Dropped++
 		m.freePacket(p)
 		return
 	}
-	c.enqueue(p)
+	if m.p.TileColumns == 0 {
+		c.enqueue(p)
+		return
+	}
+	r.cross(p, c)
+}
+
+// cross takes p from its input tile to output out's column buffer through
+// the tiled router (Params.TileColumns): across the row bus from its input
+// tile to the sub-switch in out's column, then down that sub-switch's
+// column bus to out's row. Each bus carries a packet at a time, a link unit
+// per TileUnitTime, in the order packets come; a packet starts on the
+// column bus when its head has reached the sub-switch (cut-through). Until
+// it reaches the column buffer it counts in out's load. It returns when
+// that is.
+func (r *Router) cross(p *Packet, out *Channel) Time {
+	m := r.m
+	rows, cols := m.p.TileRows, m.p.TileColumns
+	if r.rowFree == nil {
+		r.rowFree = make([]Time, rows*cols*cols)
+		r.colFree = make([]Time, rows*cols*rows)
+	}
+	in, o := int(p.inTile), int(out.srcTile)
+	ser := Time(p.Size) * m.p.TileUnitTime
+	row := &r.rowFree[in*cols+o%cols]
+	start := max(m.k.Now(), *row)
+	*row = start + ser
+	col := &r.colFree[(in/cols*cols+o%cols)*rows+o/cols]
+	at := max(start+m.p.RowBus, *col)
+	*col = at + ser
+	out.committed += p.Size
+	p.out = out
+	at += m.p.ColumnBus
+	m.k.At(at, r, 0, p)
+	return at
 }
 
 // numberChannels numbers the channels in the documented order (Channel.ID),

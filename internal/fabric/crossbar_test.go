@@ -1,0 +1,68 @@
+package fabric
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// crossMachine is a router of a machine of tiled routers of 2 x 4 tiles (processor
+// tiles 6 and 7) with unit time 1 ns, buses of 3 and 5 ns, and outputs
+// by tile: links leaving by tiles 0..5 to a router of their own.
+func crossMachine(t *testing.T) (*Router, []*Channel) {
+	p := Params{VCs: 2, ProcessorTiles: 2, TileUnitTime: 1000, InputBufferUnits: 64,
+		TileRows: 2, TileColumns: 4, RowBus: 3000, ColumnBus: 5000,
+		MaxPacketData: 64, NICClockHz: 1e9, PageBytes: 4096, BTEChannels: 1, BTEReadsOutstanding: 1, BTEBurstPackets: 1,
+		ORBEntries: 1, AMOCacheEntries: 1, AMOFetchesOutstanding: 1, CoarsePackets: 1}
+	require.NoError(t, p.validate())
+	m := &Machine{p: p, k: sim.New(1)}
+	r := m.NewRouter()
+	far := m.NewRouter()
+	var out []*Channel
+	for tile := range 6 {
+		c := m.NewLink(r, far, 1000, 0, 1)
+		c.SetTiles(tile, 0)
+		out = append(out, c)
+	}
+	return r, out
+}
+
+// crossAt crosses a packet of size units from input tile in to out now and
+// returns when it reaches out's queue.
+func crossAt(r *Router, in int, out *Channel, size int) Time {
+	return r.cross(&Packet{Size: size, inTile: int16(in)}, out)
+}
+
+func TestTiledRouterCrossing(t *testing.T) {
+	r, out := crossMachine(t)
+	const size = 4 // units: 4 ns on a bus
+	// Alone: the two buses' latencies.
+	assert.Equal(t, Time(8000), crossAt(r, 1, out[5], size))
+	assert.Equal(t, size, out[5].committed, "counted in the output's load until it gets there")
+	assert.Equal(t, size, out[5].Load())
+
+	// One input tile to outputs of one column (tiles 1 and 5): the row bus
+	// is shared, so the second starts when the first has left it.
+	r, out = crossMachine(t)
+	a := crossAt(r, 0, out[1], size)
+	b := crossAt(r, 0, out[5], size)
+	assert.Equal(t, Time(8000), a)
+	assert.Equal(t, Time(12000), b, "4 ns behind on the row bus")
+
+	// Two input tiles of one row to one output: the column bus is shared.
+	r, out = crossMachine(t)
+	a = crossAt(r, 0, out[2], size)
+	b = crossAt(r, 1, out[2], size)
+	assert.Equal(t, Time(8000), a)
+	assert.Equal(t, Time(12000), b, "4 ns behind on the column bus")
+
+	// Input tiles of different rows to one output: different sub-switches
+	// and column buses; they meet only in the output's queue.
+	r, out = crossMachine(t)
+	a = crossAt(r, 0, out[2], size)
+	b = crossAt(r, 4, out[2], size)
+	assert.Equal(t, a, b)
+}
