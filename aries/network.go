@@ -36,10 +36,15 @@ import (
 //
 // # Routes
 //
-// Every route is chosen whole at the source Aries, as a path of hops
+// A route is chosen whole at the source Aries, as a path of hops
 // (topology.go), and kept in the packet (p.Route) for the Aries after it to
 // follow: at most MaxNonMinimalHops hops, each an output port and a virtual
-// channel offset. Deterministic packets take a minimal path chosen by their
+// channel offset. An adaptive packet on a minimal route is routed again at
+// each Aries of its source group it reaches before its global hop (every
+// tile's routing pipeline makes the choice, Aries Router; the progressive
+// option turns this off): it keeps the rest of its route unless a fresh
+// candidate from there is less loaded, and a new route may not start with
+// a link of a class it has taken (reconsider). Deterministic packets take a minimal path chosen by their
 // hash, so that packets of one ordered stream follow one path and arrive in
 // order ("Where the runtime requires ordered packet delivery, the route is
 // selected using a deterministic hash", Cray XC Routing); one whose path
@@ -126,17 +131,22 @@ const routeSeed = 0x4152494553
 
 // Route state in fabric.Packet.Route: Route[0] is routeRouted | the number
 // of hops << routeCountShift | the index of the next hop (0 before the
-// source Aries has routed the packet); Route[1..3] hold the hops, four to
-// an int32, each a byte of an output port and a VC offset (routeVCShift).
+// source Aries has routed the packet), with flags: a non-minimal route,
+// and the classes of the hops taken (green and black until the first
+// global hop, then global); Route[1..3] hold the hops, four to an int32,
+// each a byte of an output port and a VC offset (routeVCShift).
 const (
-	routeRouted     = 1 << 30
-	routeNonMinimal = 1 << 29
-	routeCountShift = 8
-	routeIndexMask  = 1<<routeCountShift - 1
-	routeHopBits    = 8
-	routeHopsPerInt = 32 / routeHopBits
-	routeVCShift    = 6 // ports 0..39 take 6 bits
-	routePortMask   = 1<<routeVCShift - 1
+	routeRouted      = 1 << 30
+	routeNonMinimal  = 1 << 29
+	routeGreenTaken  = 1 << 16
+	routeBlackTaken  = 1 << 17
+	routeGlobalTaken = 1 << 18
+	routeCountShift  = 8
+	routeIndexMask   = 1<<routeCountShift - 1
+	routeHopBits     = 8
+	routeHopsPerInt  = 32 / routeHopBits
+	routeVCShift     = 6 // ports 0..39 take 6 bits
+	routePortMask    = 1<<routeVCShift - 1
 )
 
 // linkFault is a failed or degraded link: the link leaving Aries aries by
@@ -206,9 +216,13 @@ type network struct {
 	candCache []candidateEntry
 	// cand are buffers for the candidate paths.
 	cand [MinimalCandidates + NonMinimalCandidates]Path
-	// minimalRoutes and nonMinimalRoutes count the routes chosen (for
-	// tests and studies).
+	// minimalRoutes and nonMinimalRoutes count the routes chosen at the
+	// source, rerouted and reroutedNonMinimal the routes chosen again
+	// after it (for tests and studies).
 	minimalRoutes, nonMinimalRoutes int64
+	rerouted, reroutedNonMinimal    int64
+	// rest is a buffer for the rest of a route (reconsider).
+	rest Path
 
 	// m is the machine of the job (nil for networks no job runs on).
 	m *fabric.Machine
@@ -393,21 +407,33 @@ func (w *network) physical(node int) int {
 // transaction times out (Network Reliability, Availability and
 // Serviceability).
 func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
-	if p.Route[0]&routeRouted == 0 {
+	switch {
+	case p.Route[0]&routeRouted == 0:
 		if !w.choose(r.ID, p) {
 			return nil
 		}
+	case p.Adaptive && w.opts.progressive && p.Route[0]&(routeNonMinimal|routeGlobalTaken) == 0:
+		w.reconsider(r.ID, p)
 	}
 	i := int(p.Route[0] & routeIndexMask)
 	if i >= int(p.Route[0]>>routeCountShift&routeIndexMask) {
 		return nil // the path ended elsewhere than the destination: a bug, lose the packet
 	}
-	hop := uint32(p.Route[1+i/routeHopsPerInt]) >> (routeHopBits * (i % routeHopsPerInt)) & (1<<routeHopBits - 1)
-	c := w.out[r.ID][hop&routePortMask]
+	hop := w.hop(p, i)
+	port := int(hop & routePortMask)
+	c := w.out[r.ID][port]
 	if c == nil || c.Failed() {
 		return nil
 	}
 	p.Route[0]++
+	switch class, _ := PortClass(port); class {
+	case LinkGreen:
+		p.Route[0] |= routeGreenTaken
+	case LinkBlack:
+		p.Route[0] |= routeBlackTaken
+	default:
+		p.Route[0] |= routeGlobalTaken
+	}
 	p.VC = p.VC/RequestVCs*RequestVCs + uint8(hop>>routeVCShift)
 	return c
 }
@@ -422,8 +448,31 @@ func (w *network) choose(src int, p *fabric.Packet) bool {
 		w.minimalRoutes++
 		return true
 	}
-	best, bestCost, bestSplit := -1, 0, -1
-	for try := 0; try <= CandidateRetries && best < 0; try++ {
+	best, _, split := w.bestCandidate(src, dst, LinkGreen, -1, CandidateRetries)
+	if best < 0 {
+		return false
+	}
+	w.store(p, w.cand[best], split)
+	if split >= 0 {
+		p.Route[0] |= routeNonMinimal
+		w.nonMinimalRoutes++
+	} else {
+		w.minimalRoutes++
+	}
+	return true
+}
+
+// bestCandidate draws the adaptive routing's candidates from Aries src to
+// dst into w.cand (MinimalCandidates minimal, unless the valiant option,
+// and NonMinimalCandidates non-minimal) and returns the least loaded whose
+// first hop is of class first or after it, with its cost and the hop its
+// non-minimal part starts at (-1: minimal); -1 if every one crosses a
+// failed link, or, when limit is not negative, none costs less than
+// limit. With every candidate ruled out it draws again, up to retries
+// times.
+func (w *network) bestCandidate(src, dst int, first LinkClass, limit, retries int) (best, bestCost, bestSplit int) {
+	best, bestCost, bestSplit = -1, limit, -1
+	for try := 0; try <= retries && best < 0; try++ {
 		for k := range w.cand {
 			nonMinimal := k >= MinimalCandidates
 			if !nonMinimal && w.opts.valiant {
@@ -437,6 +486,9 @@ func (w *network) choose(src int, p *fabric.Packet) bool {
 				path = w.minimal(path, src, dst, w.rng.Uint64())
 			}
 			w.cand[k] = path
+			if len(path) > 0 && path[0].Class < first {
+				continue
+			}
 			cost, ok := w.cost(path)
 			if !ok {
 				continue
@@ -444,22 +496,67 @@ func (w *network) choose(src int, p *fabric.Packet) bool {
 			if nonMinimal {
 				cost += w.opts.bias
 			}
-			if best < 0 || cost < bestCost {
+			if (best < 0 && bestCost < 0) || cost < bestCost {
 				best, bestCost, bestSplit = k, cost, split
 			}
 		}
 	}
+	return best, bestCost, bestSplit
+}
+
+// reconsider makes the adaptive choice again at Aries a, after the source,
+// for an adaptive packet still on a minimal route in its source group
+// ("The routing pipeline generates two minimal and two non-minimal
+// outputs for every packet", Aries Router: each tile's routing, not only
+// the first): fresh candidates from a against the rest of the packet's
+// route, which it keeps unless one costs less (a failed link on it costs
+// more than any). A new route may not start with a hop of a class the
+// packet has taken on this VC (green, then black), so that every VC's
+// dependencies still go green to black to global (see the VCs above).
+func (w *network) reconsider(a int, p *fabric.Packet) {
+	taken := p.Route[0] & (routeGreenTaken | routeBlackTaken)
+	first := LinkBlack
+	if taken&routeBlackTaken != 0 {
+		first = LinkGlobal
+	}
+	rest := w.remaining(a, p)
+	limit, ok := w.cost(rest)
+	retries := 0
+	if !ok {
+		limit, retries = -1, CandidateRetries
+	}
+	best, _, split := w.bestCandidate(a, p.DstRouter, first, limit, retries)
 	if best < 0 {
-		return false
+		return
 	}
-	w.store(p, w.cand[best], bestSplit)
-	if bestSplit >= 0 {
+	w.store(p, w.cand[best], split)
+	p.Route[0] |= taken
+	w.rerouted++
+	if split >= 0 {
 		p.Route[0] |= routeNonMinimal
-		w.nonMinimalRoutes++
-	} else {
-		w.minimalRoutes++
+		w.reroutedNonMinimal++
 	}
-	return true
+}
+
+// remaining is the rest of p's route from Aries a, in w.rest.
+func (w *network) remaining(a int, p *fabric.Packet) Path {
+	path := w.rest[:0]
+	n := int(p.Route[0] >> routeCountShift & routeIndexMask)
+	for i := int(p.Route[0] & routeIndexMask); i < n; i++ {
+		h, ok, err := w.df.Link(a, int(w.hop(p, i)&routePortMask))
+		if !ok || err != nil {
+			break
+		}
+		path = append(path, h)
+		a = h.To
+	}
+	w.rest = path
+	return path
+}
+
+// hop is hop i of p's route: its output port and VC offset.
+func (w *network) hop(p *fabric.Packet, i int) uint32 {
+	return uint32(p.Route[1+i/routeHopsPerInt]) >> (routeHopBits * (i % routeHopsPerInt)) & (1<<routeHopBits - 1)
 }
 
 // minimal appends to path a minimal path from Aries src to Aries dst

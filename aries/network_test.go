@@ -197,10 +197,11 @@ func TestWorstCaseTraffic(t *testing.T) {
 		senders, bytesPerNode = aries.NodesPerChassis/2, 16<<10
 	}
 	sys := map[string]string{"groups": "4", "bundle": "1", "coarse_bytes": "0"}
-	cases := []struct{ name, routing, valiant string }{
-		{"deterministic (minimal)", "deterministic", "false"},
-		{"adaptive", "adaptive", "false"},
-		{"valiant", "adaptive", "true"},
+	cases := []struct{ name, routing, valiant, progressive string }{
+		{"deterministic (minimal)", "deterministic", "false", "true"},
+		{"adaptive", "adaptive", "false", "true"},
+		{"valiant", "adaptive", "true", "true"},
+		{"adaptive at the source only", "adaptive", "false", "false"},
 	}
 	if race.Enabled {
 		cases = cases[:2] // slow under the race detector
@@ -208,7 +209,7 @@ func TestWorstCaseTraffic(t *testing.T) {
 	bw := make([]float64, len(cases))
 	for i, c := range cases {
 		opts := maps.Clone(sys)
-		opts["routing"], opts["valiant"] = c.routing, c.valiant
+		opts["routing"], opts["valiant"], opts["progressive"] = c.routing, c.valiant, c.progressive
 		bw[i], _ = worstCase(t, senders, bytesPerNode, 4<<10, 2, opts)
 		t.Logf("%v: %d nodes of group 0 to group 1, %d KiB each: %.1f GB/s (x%.2f)",
 			c.name, senders, bytesPerNode>>10, bw[i]/1e9, bw[i]/bw[0])

@@ -21,6 +21,10 @@ type options struct {
 	bias int
 	// valiant routes every adaptive packet non-minimally.
 	valiant bool
+	// progressive lets the adaptive routing choose again at the Aries
+	// after the source while a packet is on a minimal route in its source
+	// group (default); false: at the source only.
+	progressive bool
 	// faults are failed or degraded links.
 	faults []linkFault
 	// pageBytes is the page size of registered memory (the IOMMU).
@@ -39,16 +43,17 @@ var OptionNames = optionNames()
 func optionNames() map[string]string {
 	names := fabric.OptionNames(params)
 	for k, v := range map[string]string{
-		"groups":     "Dragonfly groups of the system (default: the smallest system holding the job)",
-		"chassis":    "build a system of this many chassis (6 per group)",
-		"cabinets":   "build a system of this many cabinets (2 per group)",
-		"bundle":     "optical cables between each pair of groups (default: the most that fit)",
-		"bias":       fmt.Sprintf("adaptive routing bias toward minimal routes, in flits of load (default %d; negative favours non-minimal)", DefaultBias),
-		"valiant":    "true: route every adaptive packet non-minimally through a random intermediate group",
-		"fail":       "failed links: aries:port[:lanes] separated by ';' (lanes working, 1 or 2, degrades instead of failing)",
-		"page_bytes": fmt.Sprintf("page size of registered memory: %d (two-level translation) or %d (default, one level)", SmallPageBytes, HugePageBytes),
-		"ce":         "false: no collective engine; barriers and allreduces run in software",
-		"exclude":    "system nodes the job may not use (failed, or other jobs'), as 3,7-9: the job's nodes map around them",
+		"groups":      "Dragonfly groups of the system (default: the smallest system holding the job)",
+		"chassis":     "build a system of this many chassis (6 per group)",
+		"cabinets":    "build a system of this many cabinets (2 per group)",
+		"bundle":      "optical cables between each pair of groups (default: the most that fit)",
+		"bias":        fmt.Sprintf("adaptive routing bias toward minimal routes, in flits of load (default %d; negative favours non-minimal)", DefaultBias),
+		"valiant":     "true: route every adaptive packet non-minimally through a random intermediate group",
+		"progressive": "false: adaptive routes are chosen at the source Aries only, not again at the next Aries of the source group",
+		"fail":        "failed links: aries:port[:lanes] separated by ';' (lanes working, 1 or 2, degrades instead of failing)",
+		"page_bytes":  fmt.Sprintf("page size of registered memory: %d (two-level translation) or %d (default, one level)", SmallPageBytes, HugePageBytes),
+		"ce":          "false: no collective engine; barriers and allreduces run in software",
+		"exclude":     "system nodes the job may not use (failed, or other jobs'), as 3,7-9: the job's nodes map around them",
 	} {
 		names[k] = v
 	}
@@ -56,7 +61,7 @@ func optionNames() map[string]string {
 }
 
 func parseOptions(o map[string]string) (options, error) {
-	opts := options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias}
+	opts := options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true}
 	for _, k := range sortedKeys(o) {
 		v := o[k]
 		var err error
@@ -73,6 +78,8 @@ func parseOptions(o map[string]string) (options, error) {
 			opts.bias, err = strconv.Atoi(v)
 		case "valiant":
 			opts.valiant, err = strconv.ParseBool(v)
+		case "progressive":
+			opts.progressive, err = strconv.ParseBool(v)
 		case "fail":
 			opts.faults, err = parseFaults(v)
 		case "page_bytes":
