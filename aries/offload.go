@@ -226,6 +226,26 @@ func (e *engine) OffloadAllreduce(ep *simnet.Endpoint, op conduit.ReduceOp, kind
 	return e.start(ep, "OffloadAllreduce", ceCall{op: op, kind: kind, width: width}, ceOperand{bits: value, loc: uint64(ep.Rank())})
 }
 
+// OffloadAllreduceLoc starts ep's part of a minimum or maximum of value
+// with location loc (MINLOC, MAXLOC: "min/max with location", Reductions
+// and Barriers); other operations fail with conduit.ErrUnsupported.
+func (e *engine) OffloadAllreduceLoc(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error) {
+	if op != conduit.ReduceMin && op != conduit.ReduceMax {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: %s has no location (min and max do): %w", Name, ep.Rank(), ceOpName(op), conduit.ErrUnsupported)
+	}
+	if !ceSupports(op, kind, width) {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: the collective engine has no %s of %d-byte %s: %w",
+			Name, ep.Rank(), ceOpName(op), width, ceKindName(kind), conduit.ErrUnsupported)
+	}
+	if width == 4 && value>>32 != 0 {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: value %#x does not fit width 4", Name, ep.Rank(), value)
+	}
+	return e.start(ep, "OffloadAllreduceLoc", ceCall{op: op, kind: kind, width: width}, ceOperand{bits: value, loc: loc})
+}
+
+// Location is the location of a finished minimum or maximum.
+func (c *ceColl) Location() uint64 { return c.res.loc }
+
 // start joins ep to its next collective at its clock.
 func (e *engine) start(ep *simnet.Endpoint, what string, call ceCall, v ceOperand) (*ceColl, error) {
 	if err := e.bind(ep.Job()); err != nil {

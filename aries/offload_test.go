@@ -266,3 +266,71 @@ func TestOffloadACESoftware(t *testing.T) {
 	}
 	ceACE(t, 750)
 }
+
+// MINLOC and MAXLOC: AllreduceLoc of one element goes to the engine
+// ("min/max with location", Reductions and Barriers) and gives what the
+// software reduction gives (ce=false), ties to the smallest location;
+// several elements reduce in software.
+func TestOffloadAllreduceLoc(t *testing.T) {
+	type result struct {
+		one  [2]pgas.Loc[float64]
+		many []pgas.Loc[int32]
+		ce   int64
+	}
+	run := func(ce bool) result {
+		var rep pgas.Report
+		cfg := ceConfig(48, 4, ce)
+		cfg.Report = &rep
+		var res result
+		err := pgas.Run(cfg, func(pe *pgas.PE) error {
+			me := pe.Rank()
+			var got [2]pgas.Loc[float64]
+			for k, op := range []pgas.ReduceOp{pgas.Min, pgas.Max} {
+				// Values 0..4, each taken by several PEs; locations
+				// unrelated to the ranks.
+				v := []pgas.Loc[float64]{{Value: float64((me * 7) % 5), Loc: int64((me*13)%48 + 100)}}
+				if err := pgas.AllreduceLoc(pe.World(), op, v, v); err != nil {
+					return err
+				}
+				got[k] = v[0]
+			}
+			many := []pgas.Loc[int32]{{Value: int32(me % 3), Loc: int64(me)}, {Value: int32(-me), Loc: int64(me)}}
+			if err := pgas.AllreduceLoc(pe.World(), pgas.Max, many, many); err != nil {
+				return err
+			}
+			if me == 0 {
+				res.one, res.many = got, many
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		res.ce = rep.Counters["ce_collectives"]
+		return res
+	}
+	on, off := run(true), run(false)
+	// The job's own collectives (start and exit) use the engine as well.
+	var rep pgas.Report
+	cfg := ceConfig(48, 4, true)
+	cfg.Report = &rep
+	require.NoError(t, pgas.Run(cfg, func(*pgas.PE) error { return nil }))
+	// Min 0: PEs 0, 5, 10, ..., locations (13r mod 48) + 100, least 100 (r=0).
+	// Max 4: PEs with 7r mod 5 = 4, i.e. r = 2, 7, 12, ...: least location
+	// 13r mod 48 over them.
+	minLoc, maxLoc := int64(-1), int64(-1)
+	for r := range 48 {
+		loc := int64((r*13)%48 + 100)
+		if (r*7)%5 == 0 && (minLoc < 0 || loc < minLoc) {
+			minLoc = loc
+		}
+		if (r*7)%5 == 4 && (maxLoc < 0 || loc < maxLoc) {
+			maxLoc = loc
+		}
+	}
+	want := [2]pgas.Loc[float64]{{Value: 0, Loc: minLoc}, {Value: 4, Loc: maxLoc}}
+	assert.Equal(t, want, on.one, "offloaded")
+	assert.Equal(t, want, off.one, "software")
+	assert.Equal(t, []pgas.Loc[int32]{{Value: 2, Loc: 2}, {Value: 0, Loc: 0}}, on.many)
+	assert.Equal(t, on.many, off.many)
+	assert.Equal(t, rep.Counters["ce_collectives"]+2, on.ce, "the engine reduced the two single pairs")
+	assert.Zero(t, off.ce)
+}

@@ -463,6 +463,24 @@ type Collective interface {
 	Test() (done bool, result uint64, err error)
 }
 
+// LocOffload is implemented, along with CollectiveOffload, by a backend
+// whose engine reduces minimum and maximum with a location (MPI_MINLOC,
+// MPI_MAXLOC: the Aries collective engine).
+type LocOffload interface {
+	// OffloadAllreduceLoc starts an allreduce of op (ReduceMin or
+	// ReduceMax) of one value per PE, each with a location; among equal
+	// values the smallest location wins. Other operations fail with
+	// ErrUnsupported.
+	OffloadAllreduceLoc(op ReduceOp, kind ReduceKind, width int, value, loc uint64) (LocCollective, error)
+}
+
+// LocCollective is an offloaded reduction with a location in progress.
+type LocCollective interface {
+	Collective
+	// Location is the result's location, once Test reports it done.
+	Location() uint64
+}
+
 // ReduceOp is a reduction operator of an offloaded allreduce.
 type ReduceOp uint8
 

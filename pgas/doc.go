@@ -65,8 +65,11 @@
 // Barrier, the split-phase BarrierNotify/BarrierWait, Fence (orders puts)
 // and Quiet (completes everything). Teams (PE.World, Team.Split) carry
 // barriers and the collectives Broadcast, Reduce, Allreduce (Sum, Prod, Min,
-// Max, And, Or, Xor), Gather, Allgather and Alltoall, generic in the element
-// type. NewLock makes a global lock.
+// Max, And, Or, Xor), AllreduceLoc (Min and Max of values with their
+// locations, as MPI's MINLOC and MAXLOC), Gather, Allgather and Alltoall,
+// generic in the element type. On a backend with a collective engine
+// (aries) the world team's barrier and single-element reductions run on
+// it. NewLock makes a global lock.
 //
 // # Active messages
 //

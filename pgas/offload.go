@@ -47,19 +47,9 @@ func offloadAllreduce[T Number](t *Team, op ReduceOp, in, out []T) (ok bool, err
 	if ce == nil || len(in) != 1 || len(out) != 1 {
 		return false, nil
 	}
-	var zero T
-	width := int(unsafe.Sizeof(zero))
-	if width != 4 && width != 8 {
+	width, kind, bits, fits := offloadOperand(in[0])
+	if !fits {
 		return false, nil
-	}
-	kind := conduit.ReduceUint
-	var neg T
-	neg--
-	switch {
-	case isFloat[T]():
-		kind = conduit.ReduceFloat
-	case neg < 0:
-		kind = conduit.ReduceInt
 	}
 	cop, known := map[ReduceOp]conduit.ReduceOp{Sum: conduit.ReduceSum, Prod: conduit.ReduceProd, Min: conduit.ReduceMin,
 		Max: conduit.ReduceMax, And: conduit.ReduceAnd, Or: conduit.ReduceOr, Xor: conduit.ReduceXor}[op]
@@ -69,28 +59,59 @@ func offloadAllreduce[T Number](t *Team, op ReduceOp, in, out []T) (ok bool, err
 	if err := pe.quiet("Allreduce"); err != nil {
 		return true, err
 	}
-	v := in[0]
-	var bits uint64
+	c, err := ce.OffloadAllreduce(cop, kind, width, bits)
+	ok, r, err := pe.offloaded("Allreduce", c, err)
+	if ok && err == nil {
+		out[0] = offloadValue[T](width, r)
+	}
+	return ok, err
+}
+
+// offloaded waits for collective c the engine started (or failed to
+// start, err) and returns its result; ok is false when the engine does
+// not have it (conduit.ErrUnsupported) and the runtime must do it itself.
+func (pe *PE) offloaded(name string, c conduit.Collective, err error) (ok bool, r uint64, werr error) {
+	if errors.Is(err, conduit.ErrUnsupported) {
+		return false, 0, nil
+	}
+	if err != nil {
+		return true, 0, pe.wrap(name, err)
+	}
+	r, err = pe.waitCollective(name, c)
+	return true, r, err
+}
+
+// offloadOperand is v as the engine takes it: its width, kind and bits;
+// fits is false for a width other than 4 or 8 bytes.
+func offloadOperand[T Number](v T) (width int, kind conduit.ReduceKind, bits uint64, fits bool) {
+	width = int(unsafe.Sizeof(v))
+	if width != 4 && width != 8 {
+		return 0, 0, 0, false
+	}
+	kind = conduit.ReduceUint
+	var neg T
+	neg--
+	switch {
+	case isFloat[T]():
+		kind = conduit.ReduceFloat
+	case neg < 0:
+		kind = conduit.ReduceInt
+	}
 	if width == 4 {
 		bits = uint64(*(*uint32)(unsafe.Pointer(&v)))
 	} else {
 		bits = *(*uint64)(unsafe.Pointer(&v))
 	}
-	c, err := ce.OffloadAllreduce(cop, kind, width, bits)
-	if errors.Is(err, conduit.ErrUnsupported) {
-		return false, nil
-	}
-	if err != nil {
-		return true, pe.wrap("Allreduce", err)
-	}
-	r, err := pe.waitCollective("Allreduce", c)
-	if err != nil {
-		return true, err
-	}
+	return width, kind, bits, true
+}
+
+// offloadValue is the T of an engine's result of width bytes.
+func offloadValue[T Number](width int, r uint64) T {
+	var v T
 	if width == 4 {
-		*(*uint32)(unsafe.Pointer(&out[0])) = uint32(r)
+		*(*uint32)(unsafe.Pointer(&v)) = uint32(r)
 	} else {
-		*(*uint64)(unsafe.Pointer(&out[0])) = r
+		*(*uint64)(unsafe.Pointer(&v)) = r
 	}
-	return true, nil
+	return v
 }

@@ -42,7 +42,21 @@ func (m *Machine) OffloadAllreduce(ep *simnet.Endpoint, op conduit.ReduceOp, kin
 	return m.cfg.Offload.OffloadAllreduce(ep, op, kind, width, value)
 }
 
-var _ simnet.Offloader = (*Machine)(nil)
+// OffloadAllreduceLoc forwards ep's offloaded minimum or maximum with a
+// location to the backend's collective engine; an engine without such
+// reductions (or none) fails with conduit.ErrUnsupported.
+func (m *Machine) OffloadAllreduceLoc(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error) {
+	lo, ok := m.cfg.Offload.(simnet.LocOffloader)
+	if !ok {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
+	}
+	return lo.OffloadAllreduceLoc(ep, op, kind, width, value, loc)
+}
+
+var (
+	_ simnet.Offloader    = (*Machine)(nil)
+	_ simnet.LocOffloader = (*Machine)(nil)
+)
 
 // SendControl sends a control packet of size link units from node src's
 // NIC to node dst's: it enters src's transmit pipeline at at (not before

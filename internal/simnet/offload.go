@@ -19,7 +19,16 @@ type Offloader interface {
 	OffloadAllreduce(ep *Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value uint64) (conduit.Collective, error)
 }
 
-var _ conduit.CollectiveOffload = (*Endpoint)(nil)
+// LocOffloader is implemented by an Offloader that also reduces minimum
+// and maximum with a location (conduit.LocOffload).
+type LocOffloader interface {
+	OffloadAllreduceLoc(ep *Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error)
+}
+
+var (
+	_ conduit.CollectiveOffload = (*Endpoint)(nil)
+	_ conduit.LocOffload        = (*Endpoint)(nil)
+)
 
 // offloader is the job's collective engine, or an error wrapping
 // conduit.ErrUnsupported when it has none.
@@ -54,6 +63,21 @@ func (e *Endpoint) OffloadAllreduce(op conduit.ReduceOp, kind conduit.ReduceKind
 		return nil, err
 	}
 	return o.OffloadAllreduce(e, op, kind, width, value)
+}
+
+// OffloadAllreduceLoc starts a minimum or maximum with a location on the
+// network's collective engine (conduit.LocOffload). It fails with
+// conduit.ErrUnsupported when the engine has no such reduction.
+func (e *Endpoint) OffloadAllreduceLoc(op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error) {
+	o, err := e.offloader("OffloadAllreduceLoc")
+	if err != nil {
+		return nil, err
+	}
+	lo, ok := o.(LocOffloader)
+	if !ok {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: the collective engine has no reductions with a location: %w", e.Backend(), e.rank, conduit.ErrUnsupported)
+	}
+	return lo.OffloadAllreduceLoc(e, op, kind, width, value, loc)
 }
 
 // Wake makes the PE look again at what it waits for: a model calls it from
