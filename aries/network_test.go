@@ -276,6 +276,22 @@ func TestLinkFaults(t *testing.T) {
 	assert.Positive(t, rep.Counters["dropped"])
 }
 
+// A collective-engine packet a deterministic route takes into a failed
+// link is lost; the job ends with an error that says so (rather than as a
+// deadlock). Adaptive routes go around the link and the barrier completes.
+func TestCEPacketLost(t *testing.T) {
+	run := func(routing string) error {
+		return pgas.Run(pgas.Config{Conduit: "aries", PEs: 8, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes,
+			Options: map[string]string{"routing": routing, "fail": "0:0"}}, func(pe *pgas.PE) error { return pe.Barrier() })
+	}
+	err := run("deterministic")
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), "control packet from node")
+		assert.Contains(t, err.Error(), "lost")
+	}
+	assert.NoError(t, run("adaptive"))
+}
+
 // Bad options are errors that name the option and the value.
 func TestBadNetworkOptions(t *testing.T) {
 	for _, c := range []struct {

@@ -1,5 +1,7 @@
 package fabric
 
+import "fmt"
+
 // Topology is a backend's network: which router each node's NIC is attached
 // to, and the routing. Config.Build makes it once the routers and their
 // links exist.
@@ -97,6 +99,11 @@ func (r *Router) Fire(_ int32, data any) {
 		c = leastLoaded(m.nics[p.Dst].eject)
 	} else if c = m.topo.Route(r, p); c == nil {
 		m.stats.Dropped++
+		if p.kind == pktCtl {
+			// No transaction times out for it, and whatever waits for
+			// it waits for ever: the job ends with the reason.
+			m.k.Fail(fmt.Errorf("%s: a control packet from node %d to node %d was lost at router %d: no working way on (a failed link on a deterministic route)", m.name, p.Src, p.Dst, r.ID))
+		}
 		m.freePacket(p)
 		return
 	}
