@@ -32,6 +32,7 @@ var params = fabric.Params{
 	TilesPerGroup:    TilesPerNICPair,
 	NICsPerTileGroup: NICsPerTilePair,
 	InputBufferUnits: InputBufferFlits,
+	SharedInputUnits: SharedInputFlits(),
 	RouterPipeline:   RouterPipeline,
 	TileRows:         TileRows,
 	TileColumns:      TileColumns,

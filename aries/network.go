@@ -32,7 +32,9 @@ import (
 // column and a column bus to its output tile's column buffer (RowBusLatency,
 // ColumnBusLatency), each bus a flit per tile cycle, one packet at a time;
 // the column buffer is the output link's queue, whose load the routing
-// sees together with the packets on their way to it.
+// sees together with the packets on their way to it. A link's input
+// buffer gives each VC space of its own (InputBufferFlits) and a pool any
+// VC may use beyond it (SharedInputFlits), sized for the longest cable.
 //
 // # Routes
 //
@@ -291,6 +293,14 @@ func (o *options) system(nodes int) (*Dragonfly, error) {
 func linkUnitTime(bytesPerSecond float64) Time {
 	const psPerSecond = 1e12
 	return Time(math.Round(FlitBytes * psPerSecond / bytesPerSecond * LCBFlitsPerSet / LCBDataFlitsPerSet))
+}
+
+// SharedInputFlits is a link input's buffer pool (InputBufferFlits): the
+// flits an optical link sends over a credit round trip of its longest
+// cable, and a largest packet.
+func SharedInputFlits() int {
+	roundTrip := 2*LongestCableFlight + InputStage
+	return int((roundTrip+linkUnitTime(OpticalLinkBytesPerSecond)-1)/linkUnitTime(OpticalLinkBytesPerSecond)) + maxPacketFlits
 }
 
 // build makes the job's network: a router per Aries of the system, a link

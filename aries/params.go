@@ -126,11 +126,23 @@ const (
 	// fibre and the active optics). Assumed; A-HOP's "approximately 100ns"
 	// is for a hop of either kind.
 	OpticalFlight = 15 * ns
-	// InputBufferFlits is a link input buffer per virtual channel: "Input
-	// buffering increased to tolerate longer cable lengths", with
-	// "dynamic per-virtual channel input buffering" (Aries Router).
-	// Assumed: enough for the credit round trip of the longest link.
-	InputBufferFlits = 256
+	// InputBufferFlits is each virtual channel's own input buffer at a
+	// link's far end, and SharedInputFlits the buffer there that any of
+	// them may use beyond its own: "Input buffering increased to tolerate
+	// longer cable lengths, up to 35m in the case of optical links", and
+	// "Dynamic per-virtual channel input buffering allows a single active
+	// virtual channel to achieve full bandwidth over a long cable" (Aries
+	// Router). The pool covers the credit round trip of a 35 m optical
+	// cable at the optical link's flit rate, and a largest packet (a
+	// request of MaxPacketData); each VC's own space is two largest
+	// packets (assumed).
+	// (SharedInputFlits computes the pool.)
+	InputBufferFlits = 2 * maxPacketFlits
+	// maxPacketFlits is a request of MaxPacketData (A-FLITS: 14).
+	maxPacketFlits = RequestHeaderFlits + (MaxPacketData+FlitBytes-1)/FlitBytes
+	// LongestCableFlight is a flit's flight over the longest optical cable,
+	// 35 m (Aries Router) at about 5 ns per metre of fibre (assumed).
+	LongestCableFlight = 35 * 5 * ns
 	// InputStage is how long a packet holds its input buffer space after
 	// it arrived, before it moves into the tile's queue. Assumed.
 	InputStage = 10 * ns

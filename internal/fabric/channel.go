@@ -12,10 +12,11 @@ package fabric
 // the flight back). An ejection tile delivers to the packet's NIC, which
 // gives the space back when its receive pipeline takes the packet.
 
-// creditReturn is input-buffer space coming back to a channel at a time.
+// creditReturn is input-buffer space coming back to a channel at a time:
+// units of its virtual channel's own and shared units of the pool.
 type creditReturn struct {
-	at    Time
-	units int
+	at            Time
+	units, shared int
 }
 
 // Channel is one direction of a link, or a processor tile.
@@ -32,6 +33,7 @@ type Channel struct {
 	crcRate  float64
 
 	credits     [MaxVCs]int
+	shared      int // space left in the pool every VC may use (Params.SharedInputUnits)
 	q           [MaxVCs]pktQueue
 	queued      int  // packets in q
 	queuedUnits int  // their size
@@ -68,6 +70,7 @@ func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int)
 	for vc := range m.p.VCs {
 		c.credits[vc] = m.p.InputBufferUnits
 	}
+	c.shared = m.p.SharedInputUnits
 	m.channels = append(m.channels, c)
 	return c
 }
@@ -144,6 +147,7 @@ func (c *Channel) absorb(vc int) {
 	i := 0
 	for i < len(r) && r[i].at <= now {
 		c.credits[vc] += r[i].units
+		c.shared += r[i].shared
 		i++
 	}
 	if i > 0 {
@@ -163,6 +167,13 @@ func (c *Channel) send() {
 	var p *Packet
 	wake := Time(-1) // when a credit a waiting packet needs comes back
 	vcs := c.m.p.VCs
+	pooled := c.m.p.SharedInputUnits > 0
+	if pooled {
+		// Pool space comes back with any VC's packets.
+		for vc := range vcs {
+			c.absorb(vc)
+		}
+	}
 	for i, vc := 0, int(c.rr); i < vcs; i, vc = i+1, vc+1 {
 		if vc == vcs {
 			vc = 0
@@ -172,9 +183,14 @@ func (c *Channel) send() {
 			continue
 		}
 		c.absorb(vc)
-		if c.credits[vc] < c.creditsFor(q.head) {
-			if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
-				wake = r[0].at
+		if c.credits[vc]+c.shared < c.creditsFor(q.head) {
+			for w := range vcs {
+				if w != vc && !pooled {
+					continue
+				}
+				if r := c.returns[w]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+					wake = r[0].at
+				}
 			}
 			continue
 		}
@@ -193,7 +209,11 @@ func (c *Channel) send() {
 	}
 	c.queued--
 	c.queuedUnits -= p.Size
-	c.credits[p.VC] -= c.creditsFor(p)
+	need := c.creditsFor(p)
+	own := min(need, c.credits[p.VC])
+	c.credits[p.VC] -= own
+	c.shared -= need - own
+	p.pooled = int32(need - own)
 	ser := Time(p.Size) * c.unitTime
 	var extra Time // a retried packet arrives this much later
 	occupy := ser
@@ -225,7 +245,7 @@ func (c *Channel) send() {
 	} else {
 		p.inTile = c.dstTile
 		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
-		c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, c.creditsFor(p)})
+		c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
 	}
 	if c.queued > 0 {
 		c.kick()
@@ -235,13 +255,14 @@ func (c *Channel) send() {
 // giveBack returns the space p held in the far end's buffer now (an
 // ejection tile's packet taken by its NIC) and lets the channel send.
 func (c *Channel) giveBack(p *Packet) {
-	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p)})
+	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
 	if c.queued > 0 {
 		c.kick()
 	}
 }
 
-// creditsFor is the input-buffer space a packet needs to be sent: all of
+// creditsFor is the input-buffer space a packet needs to be sent, from its
+// VC's own space first and then the pool: all of
 // it. A coarse unit is a stream of packets, each of which the far end
 // drains while the next arrives: it holds one packet's space.
 func (c *Channel) creditsFor(p *Packet) int {

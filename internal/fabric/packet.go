@@ -80,6 +80,9 @@ type Packet struct {
 	// a tiled router, the output it goes to (Router.cross).
 	inTile int16
 	out    *Channel
+	// pooled is the input-buffer pool space it holds at the far end of
+	// the channel it last crossed (Params.SharedInputUnits).
+	pooled int32
 	next   *Packet // free list and queues
 }
 

@@ -36,7 +36,11 @@ type Params struct {
 	TilesPerGroup, NICsPerTileGroup int
 	// InputBufferUnits is the input buffer at a channel's far end per
 	// virtual channel, in link units: the channel's credits.
-	InputBufferUnits int
+	// SharedInputUnits is more input buffer there that any virtual
+	// channel may use once its own is full (dynamic per-VC buffering); a
+	// packet never needs more than InputBufferUnits, so no VC waits for
+	// another's.
+	InputBufferUnits, SharedInputUnits int
 	// RouterPipeline is a packet's trip through a router, from its input
 	// to the queue of the output its routing chose.
 	RouterPipeline Time
@@ -152,6 +156,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("tile groups of %d tiles for %d NICs with %d tiles", p.TilesPerGroup, p.NICsPerTileGroup, p.ProcessorTiles)
 	case p.TileColumns < 0 || (p.TileColumns > 0 && (p.TileRows < 1 || p.TileRows*p.TileColumns < p.ProcessorTiles || p.RowBus < 0 || p.ColumnBus < 0)):
 		return fmt.Errorf("router tiles of %d rows x %d columns (buses %v, %v) for %d processor tiles", p.TileRows, p.TileColumns, p.RowBus, p.ColumnBus, p.ProcessorTiles)
+	case p.InputBufferUnits < 1 || p.SharedInputUnits < 0:
+		return fmt.Errorf("input buffers of %d units per VC and %d shared", p.InputBufferUnits, p.SharedInputUnits)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}
