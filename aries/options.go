@@ -2,7 +2,8 @@ package aries
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,8 +42,7 @@ type options struct {
 var OptionNames = optionNames()
 
 func optionNames() map[string]string {
-	names := fabric.OptionNames(params)
-	for k, v := range map[string]string{
+	return fabric.OptionNames(params, map[string]string{
 		"groups":      "Dragonfly groups of the system (default: the smallest system holding the job)",
 		"chassis":     "build a system of this many chassis (6 per group)",
 		"cabinets":    "build a system of this many cabinets (2 per group)",
@@ -54,15 +54,12 @@ func optionNames() map[string]string {
 		"page_bytes":  fmt.Sprintf("page size of registered memory: %d (two-level translation) or %d (default, one level)", SmallPageBytes, HugePageBytes),
 		"ce":          "false: no collective engine; barriers and allreduces run in software",
 		"exclude":     "system nodes the job may not use (failed, or other jobs'), as 3,7-9: the job's nodes map around them",
-	} {
-		names[k] = v
-	}
-	return names
+	})
 }
 
 func parseOptions(o map[string]string) (options, error) {
 	opts := options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true}
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		v := o[k]
 		var err error
 		switch k {
@@ -96,7 +93,7 @@ func parseOptions(o map[string]string) (options, error) {
 		default:
 			var known bool
 			if known, err = opts.Set(k, v); !known {
-				return opts, fmt.Errorf("aries: unknown option %q (known: %s)", k, strings.Join(sortedKeys(OptionNames), ", "))
+				return opts, fmt.Errorf("aries: unknown option %q (known: %s)", k, strings.Join(slices.Sorted(maps.Keys(OptionNames)), ", "))
 			}
 		}
 		if err != nil {
@@ -121,13 +118,4 @@ func positive(v string) (int, error) {
 		err = fmt.Errorf("not positive")
 	}
 	return n, err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -19,6 +19,7 @@ package calibration
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -400,14 +401,7 @@ func register(rows ...*Row) {
 }
 
 // Backends lists the backends with rows.
-func Backends() []string {
-	var bs []string
-	for b := range registry {
-		bs = append(bs, b)
-	}
-	slices.Sort(bs)
-	return bs
-}
+func Backends() []string { return slices.Sorted(maps.Keys(registry)) }
 
 // Rows returns the rows of a backend in sheet order.
 func Rows(backend string) []*Row { return slices.Clone(registry[backend]) }

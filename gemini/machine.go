@@ -2,7 +2,8 @@ package gemini
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,8 +157,7 @@ type linkFault struct {
 var OptionNames = optionNames()
 
 func optionNames() map[string]string {
-	names := fabric.OptionNames(params)
-	for k, v := range map[string]string{
+	return fabric.OptionNames(params, map[string]string{
 		"torus":     "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
 		"cabinets":  "build the Table 1 system of this many cabinets per row",
 		"rows":      "rows of cabinets, with cabinets (default 1)",
@@ -165,15 +165,13 @@ func optionNames() map[string]string {
 		"mseries_y": "the y size of a one-cabinet m-series system: 4, 8 or 12",
 		"y_open":    "true: the y dimension is open (not a ring)",
 		"fail":      "failed connections: gemini:dim:dir:conn[:links] separated by ';', e.g. 0:x:+:0 or 0:x:+:1:1",
-	} {
-		names[k] = v
-	}
-	return names
+	})
 }
 
 func parseOptions(o map[string]string) (options, error) {
 	opts := options{Options: fabric.DefaultOptions(params)}
-	for k, v := range o {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
+		v := o[k]
 		var err error
 		switch k {
 		case "torus":
@@ -193,7 +191,7 @@ func parseOptions(o map[string]string) (options, error) {
 		default:
 			var known bool
 			if known, err = opts.Set(k, v); !known {
-				return opts, fmt.Errorf("gemini: unknown option %q (known: %s)", k, strings.Join(optionList(), ", "))
+				return opts, fmt.Errorf("gemini: unknown option %q (known: %s)", k, strings.Join(slices.Sorted(maps.Keys(OptionNames)), ", "))
 			}
 		}
 		if err != nil {
@@ -201,15 +199,6 @@ func parseOptions(o map[string]string) (options, error) {
 		}
 	}
 	return opts, nil
-}
-
-func optionList() []string {
-	var names []string
-	for k := range OptionNames {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func parseFaults(v string) ([]linkFault, error) {

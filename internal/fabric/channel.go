@@ -174,6 +174,7 @@ func (c *Channel) send() {
 			c.absorb(vc)
 		}
 	}
+	blocked := false // a packet waits for pool space
 	for i, vc := 0, int(c.rr); i < vcs; i, vc = i+1, vc+1 {
 		if vc == vcs {
 			vc = 0
@@ -182,15 +183,14 @@ func (c *Channel) send() {
 		if q.n == 0 {
 			continue
 		}
-		c.absorb(vc)
+		if !pooled {
+			c.absorb(vc)
+		}
 		if c.credits[vc]+c.shared < c.creditsFor(q.head) {
-			for w := range vcs {
-				if w != vc && !pooled {
-					continue
-				}
-				if r := c.returns[w]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
-					wake = r[0].at
-				}
+			if pooled {
+				blocked = true
+			} else if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+				wake = r[0].at
 			}
 			continue
 		}
@@ -202,6 +202,14 @@ func (c *Channel) send() {
 		break
 	}
 	if p == nil {
+		if blocked {
+			// Space of any VC may be what it waits for.
+			for vc := range vcs {
+				if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+					wake = r[0].at
+				}
+			}
+		}
 		if wake >= 0 {
 			c.kickAt(wake)
 		}

@@ -279,7 +279,7 @@ func TestOptions(t *testing.T) {
 	o := fabric.DefaultOptions(ringParams)
 	assert.Equal(t, 4096, o.CoarseBytes)
 	assert.Equal(t, 4, o.CoarsePackets)
-	names := fabric.OptionNames(ringParams)
+	names := fabric.OptionNames(ringParams, nil)
 	assert.Contains(t, names["coarse_packets"], "default 4")
 	for name, value := range map[string]string{"routing": "deterministic", "hash_address": "true", "crc_error_rate": "0.5",
 		"trace": "x.json", "coarse_bytes": "0", "coarse_packets": "2", "hazards": "log"} {

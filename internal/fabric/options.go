@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 )
 
@@ -57,9 +58,10 @@ func DefaultOptions(p Params) Options {
 	return Options{CoarseBytes: p.CoarseBytes, CoarsePackets: p.CoarsePackets}
 }
 
-// OptionNames describes the options Set knows, by name, with p's defaults.
-func OptionNames(p Params) map[string]string {
-	return map[string]string{
+// OptionNames describes the options Set knows, by name, with p's defaults,
+// and a backend's own options (backend) with them.
+func OptionNames(p Params, backend map[string]string) map[string]string {
+	names := map[string]string{
 		"routing":        "adaptive (default), deterministic, or by-order (deterministic for strict ordering, adaptive otherwise)",
 		"hash_address":   "true: deterministic routing hashes the remote address too",
 		"crc_error_rate": "probability that a packet's CRC fails on a link (retried)",
@@ -68,6 +70,8 @@ func OptionNames(p Params) map[string]string {
 		"hazards":        "off, log or fail: report relaxed gets that read around a put to the same bytes",
 		"coarse_bytes":   fmt.Sprintf("relaxed transfers larger than this many bytes move in coarse units (default %d; 0: always packet by packet)", p.CoarseBytes),
 	}
+	maps.Copy(names, backend)
+	return names
 }
 
 // Set sets the option name to value. known is false if name is not one of
