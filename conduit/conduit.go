@@ -536,17 +536,47 @@ type DeadlockError struct {
 }
 
 func (e *DeadlockError) Error() string {
-	s := fmt.Sprintf("deadlock at %v: no PE can make progress;", e.At)
-	ranks := make([]int, 0, len(e.Waiting))
-	for r := range e.Waiting {
+	return fmt.Sprintf("deadlock at %v: no PE can make progress;", e.At) + describePEs(e.Waiting, "waits for", e.Finished)
+}
+
+// LimitError reports that a job was ended because it ran past a time
+// limit (JobConfig.SimTimeLimit or WallTimeLimit): a runaway program, for
+// example one that polls for a value nobody writes.
+type LimitError struct {
+	// Limit names the limit that was reached: "simulated time limit" or
+	// "wall-clock time limit".
+	Limit string
+	// Value is the limit's value, as the user gave it.
+	Value string
+	// Doing maps each rank still running to what it was doing: what it
+	// waited for, or that it was computing.
+	Doing map[int]string
+	// Finished lists the ranks whose programs had returned.
+	Finished []int
+	// At is the job's clock when it was ended.
+	At Time
+}
+
+func (e *LimitError) Error() string {
+	s := fmt.Sprintf("%s of %s reached at %v; the job was ended;", e.Limit, e.Value, e.At)
+	s += describePEs(e.Doing, "is", e.Finished)
+	return s
+}
+
+// describePEs lists what each rank of m does ("PE 0 waits for x;") and the
+// finished ranks, in rank order.
+func describePEs(m map[int]string, verb string, finished []int) string {
+	ranks := make([]int, 0, len(m))
+	for r := range m {
 		ranks = append(ranks, r)
 	}
 	sort.Ints(ranks)
+	s := ""
 	for _, r := range ranks {
-		s += fmt.Sprintf(" PE %d waits for %s;", r, e.Waiting[r])
+		s += fmt.Sprintf(" PE %d %s %s;", r, verb, m[r])
 	}
-	if len(e.Finished) > 0 {
-		s += fmt.Sprintf(" finished: %v", e.Finished)
+	if len(finished) > 0 {
+		s += fmt.Sprintf(" finished: %v", finished)
 	}
 	return s
 }

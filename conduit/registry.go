@@ -40,6 +40,12 @@ type JobConfig struct {
 	// progress before it reports a deadlock. Simulated backends detect
 	// deadlock exactly and ignore it. Zero means the backend's default.
 	StallTimeout time.Duration
+	// SimTimeLimit, when positive, ends a simulated job with a *LimitError
+	// once its virtual clock passes it. Real backends ignore it.
+	SimTimeLimit Time
+	// WallTimeLimit, when positive, ends a job on any backend with a
+	// *LimitError once it has run this long by the wall clock.
+	WallTimeLimit time.Duration
 	// Options are backend-specific settings by name (for example a
 	// simulated topology). A backend rejects names it does not know.
 	Options map[string]string
@@ -63,6 +69,9 @@ func (c *JobConfig) Validate() error {
 	}
 	if c.MailboxSlots < 1 {
 		return fmt.Errorf("conduit: MailboxSlots=%d: must be at least 1", c.MailboxSlots)
+	}
+	if c.SimTimeLimit < 0 || c.WallTimeLimit < 0 {
+		return fmt.Errorf("conduit: SimTimeLimit=%v, WallTimeLimit=%v: must not be negative", c.SimTimeLimit, c.WallTimeLimit)
 	}
 	if c.PeerBurst < 1 {
 		return fmt.Errorf("conduit: PeerBurst=%d: must be at least 1", c.PeerBurst)

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/units"
 )
 
 // Ordering is the network ordering mode (see conduit.OrderingMode).
@@ -88,6 +87,15 @@ type Config struct {
 	// StallTimeout is how long the real backend lets every PE wait without
 	// progress before reporting a deadlock. PGAS_STALL_TIMEOUT.
 	StallTimeout time.Duration
+	// SimTimeLimit ends a job on a simulated backend with a
+	// *conduit.LimitError once its virtual clock passes it (a runaway
+	// program that polls forever advances virtual time without bound); a
+	// negative value means no limit. PGAS_SIM_TIME_LIMIT.
+	SimTimeLimit time.Duration
+	// WallTimeLimit ends a job on any backend with a *conduit.LimitError
+	// once it has run this long by the wall clock; a negative value means
+	// no limit (the default). PGAS_WALL_TIME_LIMIT.
+	WallTimeLimit time.Duration
 	// Seed seeds every random choice of a simulated backend. PGAS_SEED.
 	Seed uint64
 	// Options are backend-specific settings.
@@ -207,6 +215,12 @@ var settings = []Setting{
 		},
 		def: func(c *Config) { c.StallTimeout = 10 * time.Second },
 	},
+	limitSetting("PGAS_SIM_TIME_LIMIT", "SimTimeLimit", DefaultSimTimeLimit,
+		"simulated backends: end the job with an error naming what each PE was doing once virtual time passes this",
+		func(c *Config) *time.Duration { return &c.SimTimeLimit }),
+	limitSetting("PGAS_WALL_TIME_LIMIT", "WallTimeLimit", 0,
+		"end the job with an error naming what each PE was doing once it has run this long by the wall clock",
+		func(c *Config) *time.Duration { return &c.WallTimeLimit }),
 	{
 		Env: "PGAS_OPTIONS", Field: "Options", Default: "none", Allowed: "comma-separated key=value options of the backend",
 		Doc:   "backend options (the simulated networks' topology, routing, faults, trace, hazard checker)",
@@ -224,6 +238,54 @@ var settings = []Setting{
 		def:   func(c *Config) { c.Seed = 1 },
 	},
 }
+
+// DefaultSimTimeLimit is the default of PGAS_SIM_TIME_LIMIT: far beyond
+// any benchmark (the OSU bandwidth sweeps to 4 MiB simulate about a second)
+// yet an end to a program that spins forever.
+const DefaultSimTimeLimit = time.Minute
+
+// limitSetting is a time limit: a duration, "off" (also "none", "0") for no
+// limit, which the Config field holds as a negative value.
+func limitSetting(env, field string, def time.Duration, doc string, f func(*Config) *time.Duration) Setting {
+	defText := "off"
+	if def > 0 {
+		defText = def.String()
+	}
+	return Setting{
+		Env: env, Field: field, Default: defText,
+		Allowed: "a duration from 1ms to 8760h (1ms, 2.5s, 10m, 1h), or off", Doc: doc,
+		isSet: func(c *Config) bool { return *f(c) != 0 },
+		parse: func(c *Config, s string) error {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "off", "none", "0":
+				*f(c) = -1
+				return nil
+			}
+			d, err := time.ParseDuration(strings.TrimSpace(s))
+			if err != nil {
+				return err
+			}
+			*f(c) = d
+			return nil
+		},
+		check: func(c *Config) error {
+			if v := *f(c); v >= 0 && (v < time.Millisecond || v > maxTimeLimit) {
+				return fmt.Errorf("%v", v)
+			}
+			return nil
+		},
+		def: func(c *Config) {
+			*f(c) = def
+			if def == 0 {
+				*f(c) = -1
+			}
+		},
+	}
+}
+
+// maxTimeLimit bounds the time limits (a year), far from overflowing
+// picoseconds.
+const maxTimeLimit = 8760 * time.Hour
 
 // parseOptions parses "key=value,key=value".
 func parseOptions(s string) (map[string]string, error) {
@@ -281,23 +343,16 @@ func intSetting(env, field, defText string, lo, hi int, doc string, f func(*Conf
 }
 
 func bytesSetting(env, field string, def, lo, hi int64, doc string, f func(*Config) *int64) Setting {
-	defText := strconv.FormatInt(def, 10)
-	if def >= 1024 {
-		defText += " (" + humanize.IBytes(uint64(def)) + ")"
-	}
 	return Setting{
-		Env: env, Field: field, Default: defText,
-		Allowed: fmt.Sprintf("bytes in [%d, %d] (suffixes like KiB, MiB allowed)", lo, hi), Doc: doc,
+		Env: env, Field: field, Default: units.FormatBytes(def),
+		Allowed: fmt.Sprintf("bytes in [%s, %s] (K, M, G, T binary: 4K = 4096)", units.FormatBytes(lo), units.FormatBytes(hi)), Doc: doc,
 		isSet: func(c *Config) bool { return *f(c) != 0 },
 		parse: func(c *Config, s string) error {
-			v, err := humanize.ParseBytes(strings.TrimSpace(s))
+			v, err := units.ParseBytes(s)
 			if err != nil {
 				return err
 			}
-			if v > 1<<62 {
-				return fmt.Errorf("too large")
-			}
-			*f(c) = int64(v)
+			*f(c) = v
 			return nil
 		},
 		check: func(c *Config) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/conduit/smp"
+	"github.com/gopgas/gopgas/internal/units"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -157,8 +158,18 @@ func TestConfigSettingsDefaultsMatch(t *testing.T) {
 		t.Run(s.Env, func(t *testing.T) {
 			v := cfgtField(seen.cfg, s.Field)
 			got := fmt.Sprint(v)
-			if sw, ok := v.(pgas.Switch); ok {
-				got = map[pgas.Switch]string{pgas.On: "on", pgas.Off: "off"}[sw]
+			switch v := v.(type) {
+			case pgas.Switch:
+				got = map[pgas.Switch]string{pgas.On: "on", pgas.Off: "off"}[v]
+			case int64: // a size, in the one size syntax
+				n, err := units.ParseBytes(s.Default)
+				require.NoError(t, err, "the documented default of %s: %q", s.Env, s.Default)
+				assert.Equal(t, n, v, "the documented default of %s: %q", s.Env, s.Default)
+				return
+			case time.Duration:
+				if v < 0 {
+					got = "off" // a time limit that is not set
+				}
 			}
 			// The text may add a readable form: "262144 (256 KiB)".
 			num, _, _ := strings.Cut(s.Default, " (")
@@ -177,8 +188,23 @@ var cfgtApplied = []struct {
 	{"segment size with MiB suffix", map[string]string{"PGAS_SEGMENT_SIZE": "2MiB"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, int64(2<<20), s.cfg.SegmentBytes)
 	}},
-	{"segment size with a space and SI suffix", map[string]string{"PGAS_SEGMENT_SIZE": "2 MB"}, func(t *testing.T, s cfgtSeen) {
-		assert.Equal(t, int64(2_000_000), s.cfg.SegmentBytes)
+	{"segment size with a space and a B suffix: binary, as every size", map[string]string{"PGAS_SEGMENT_SIZE": "2 MB"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, int64(2<<20), s.cfg.SegmentBytes)
+	}},
+	{"segment size of 128K is the minimum", map[string]string{"PGAS_SEGMENT_SIZE": "128K"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, int64(pgas.MinSegmentBytes), s.cfg.SegmentBytes)
+	}},
+	{"FMA/RDMA cutover 2K is 2048 bytes", map[string]string{"PGAS_FMA_RDMA_CUTOVER": "2K"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, int64(2048), s.cfg.FMARDMACutover)
+	}},
+	{"simulated time limit", map[string]string{"PGAS_SIM_TIME_LIMIT": "250ms"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, 250*time.Millisecond, s.cfg.SimTimeLimit)
+	}},
+	{"simulated time limit off", map[string]string{"PGAS_SIM_TIME_LIMIT": "off"}, func(t *testing.T, s cfgtSeen) {
+		assert.Negative(t, s.cfg.SimTimeLimit)
+	}},
+	{"wall-clock time limit", map[string]string{"PGAS_WALL_TIME_LIMIT": "2h"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, 2*time.Hour, s.cfg.WallTimeLimit)
 	}},
 	{"segment size minimum in bytes", map[string]string{"PGAS_SEGMENT_SIZE": fmt.Sprint(pgas.MinSegmentBytes)}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, int64(pgas.MinSegmentBytes), s.cfg.SegmentBytes)

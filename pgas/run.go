@@ -39,6 +39,8 @@ func Run(cfg Config, program func(pe *PE) error) error {
 		RequireRegisteredLocal: c.RequireRegistration == On,
 		NoDirectAccess:         c.Direct == Off,
 		StallTimeout:           c.StallTimeout,
+		SimTimeLimit:           conduit.FromDuration(max(c.SimTimeLimit, 0)),
+		WallTimeLimit:          max(c.WallTimeLimit, 0),
 		Options:                c.Options,
 	})
 	if err != nil {

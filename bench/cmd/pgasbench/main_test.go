@@ -484,7 +484,7 @@ func TestWrap(t *testing.T) {
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"4096": 4096, "4K": 4096, "4k": 4096, "4KiB": 4096, "4M": 4 << 20, "4MiB": 4 << 20, "4Mi": 4 << 20,
-		"1G": 1 << 30, "4kB": 4000, "4MB": 4000000, "8B": 8, "0": 0} {
+		"1G": 1 << 30, "4kB": 4096, "4MB": 4 << 20, "8B": 8, "0": 0} { // one syntax: binary everywhere
 		if got, err := parseSize(in); err != nil || got != want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}

@@ -6,12 +6,12 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gopgas/gopgas/bench"
 	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/units"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -162,51 +162,9 @@ func backendList() string {
 
 // Parsing of values.
 
-// parseSize parses a byte count: digits and an optional unit. K, M, G,
-// T with or without "i"/"iB" are binary (1K = 1024, as the sizes are
-// powers of two); kB, MB, GB, TB are decimal; B is bytes.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("size %q: not a number of bytes", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("size %q: %w", s, err)
-	}
-	unit := strings.TrimSpace(t[i:])
-	var mult int64
-	switch strings.ToLower(unit) {
-	case "", "b":
-		mult = 1
-	case "k", "ki", "kib":
-		mult = 1 << 10
-	case "m", "mi", "mib":
-		mult = 1 << 20
-	case "g", "gi", "gib":
-		mult = 1 << 30
-	case "t", "ti", "tib":
-		mult = 1 << 40
-	case "kb":
-		mult = 1e3
-	case "mb":
-		mult = 1e6
-	case "gb":
-		mult = 1e9
-	case "tb":
-		mult = 1e12
-	default:
-		return 0, fmt.Errorf("size %q: unknown unit %q (want K, M, G, KiB, MiB, GiB, kB, MB, GB or B)", s, unit)
-	}
-	if n > (1<<62)/mult {
-		return 0, fmt.Errorf("size %q: too large", s)
-	}
-	return n * mult, nil
-}
+// parseSize parses a byte count in the one size syntax of every setting
+// and option (internal/units: K, M, G binary).
+func parseSize(s string) (int64, error) { return units.ParseBytes(s) }
 
 // maxMessage bounds -m: larger messages need segments of gigabytes.
 const maxMessage = 1 << 30
