@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -64,8 +65,9 @@ func ParseMechanism(s string) (Mechanism, error) {
 type Setup struct {
 	// Config is the base job configuration: backend, ordering, runtime
 	// settings, backend options, seed. Its PEs and PEsPerNode are set from
-	// Nodes and PPN, and its SegmentBytes is raised to what the benchmark
-	// needs.
+	// Nodes and PPN. The segment is sized to what the benchmark needs,
+	// unless Config.SegmentBytes or PGAS_SEGMENT_SIZE chose a size, which
+	// is raised to the need when smaller.
 	Config pgas.Config
 	// Nodes is the number of nodes; 0 means the benchmark's own default
 	// (2 for the point-to-point ones).
@@ -250,12 +252,32 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 		cfg.FMARDMACutover = 1
 	}
 	// The benchmark's data and 64 KiB for alignment and the runtime's
-	// small allocations: a job of many PEs can run on small segments.
-	need := pgas.ReservedBytes + j.segment + 64<<10
-	cfg.SegmentBytes = max(cfg.SegmentBytes, need)
+	// small allocations: a job of many PEs runs on small segments. A
+	// segment size the user gave (Config.SegmentBytes or
+	// PGAS_SEGMENT_SIZE) is kept when it is large enough.
+	need := max(pgas.ReservedBytes+j.segment+64<<10, pgas.MinSegmentBytes)
+	need = (need + 7) &^ 7
+	if s.segmentGiven() {
+		cfg.SegmentBytes = max(cfg.SegmentBytes, need)
+	} else {
+		cfg.SegmentBytes = need
+	}
 	r := &Result{Benchmark: j.name, Title: j.title, Unit: j.unit, Column: j.column,
 		Nodes: nodes, PPN: ppn, Mechanism: s.Mechanism, Window: s.window()}
 	return cfg, r, nil
+}
+
+// segmentGiven reports whether the user chose the segment size.
+func (s Setup) segmentGiven() bool {
+	if s.Config.SegmentBytes != 0 {
+		return true
+	}
+	env := s.Config.Env
+	if env == nil {
+		env = os.LookupEnv
+	}
+	v, ok := env("PGAS_SEGMENT_SIZE")
+	return ok && strings.TrimSpace(v) != ""
 }
 
 // run runs program on the job and fills in what the job tells of itself.

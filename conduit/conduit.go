@@ -385,6 +385,9 @@ type Endpoint interface {
 	SetOrdering(m OrderingMode) error
 
 	// Segment is this PE's segment: zeroed memory registered at start-up.
+	// A backend may free it when Job.Run returns (a backend that maps
+	// segments on demand unmaps them then): the slice, and slices of it,
+	// must not be used after that.
 	Segment() []byte
 	// SegmentHandle is the MDH of a rank's segment.
 	SegmentHandle(rank int) MemHandle

@@ -308,7 +308,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"PGAS_NETWORKDEPTH", "0", "4096"},
 		{"PGAS_NUM_PD", "abc", "16777216"},
-		{"PGAS_BOUNCE_REGISTER_CUTOVER", "65536", "32768"},
+		{"PGAS_BOUNCE_REGISTER_CUTOVER", "65536", "32KiB"},
 	} {
 		for _, name := range examples {
 			t.Run(c.variable+"/"+name, func(t *testing.T) {

@@ -62,7 +62,8 @@ func (a Array[T]) Len() int { return a.n }
 // Offset is the array's offset in every segment.
 func (a Array[T]) Offset() int64 { return a.off }
 
-// Local is this PE's part of the array, for direct access.
+// Local is this PE's part of the array, for direct access. It is valid
+// until Run returns (the job frees its segments then).
 func (a Array[T]) Local() []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&a.pe.seg[a.off])), a.n)
 }

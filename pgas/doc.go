@@ -35,6 +35,15 @@
 // A PE reads and writes its own part of the heap directly (Array.Local,
 // PE.Local) and other PEs' parts with one-sided operations.
 //
+// A segment costs resident memory only for the pages a program touches
+// (on systems with mmap; see internal/segmem), so a large segment that is
+// mostly unused is cheap. Run frees every segment when it returns: the
+// slices Array.Local and PE.Local return are valid only until then, as a
+// GASNet segment is only until gasnet_exit and an OpenSHMEM symmetric heap
+// only until shmem_finalize. Copy out what must outlive the job before the
+// program returns; touching a segment's memory after Run has returned
+// faults.
+//
 // # One-sided operations
 //
 // Put and Get move bytes between a local buffer and a PE's segment; their

@@ -227,7 +227,8 @@ func (pe *PE) SetOrdering(m Ordering) error {
 }
 
 // Local returns n bytes of this PE's segment at off, for direct local
-// access.
+// access. The slice is valid until Run returns (the job frees its segments
+// then).
 func (pe *PE) Local(off, n int64) ([]byte, error) {
 	if err := pe.usable("Local"); err != nil {
 		return nil, err

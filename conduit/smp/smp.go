@@ -36,6 +36,7 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/pad"
+	"github.com/gopgas/gopgas/internal/segmem"
 )
 
 // Name is the name the backend registers under.
@@ -107,7 +108,12 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 	j.oversubscribed = cfg.PEs > min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 	j.eps = make([]*endpoint, cfg.PEs)
 	for r := range j.eps {
-		j.eps[r] = newEndpoint(j, r)
+		ep, err := newEndpoint(j, r)
+		if err != nil {
+			j.freeSegments()
+			return nil, err
+		}
+		j.eps[r] = ep
 	}
 	return j, nil
 }
@@ -133,6 +139,7 @@ func (j *job) Run(main func(conduit.Endpoint) error) error {
 		})
 	}
 	_ = g.Wait()
+	j.freeSegments()
 	if j.aborted.Load() {
 		return j.rootErr
 	}
@@ -142,6 +149,16 @@ func (j *job) Run(main func(conduit.Endpoint) error) error {
 		}
 	}
 	return nil
+}
+
+// freeSegments returns the segments' memory once no PE runs.
+func (j *job) freeSegments() {
+	for _, ep := range j.eps {
+		if ep != nil && ep.segMem != nil {
+			ep.segMem.Free()
+			ep.segMem = nil
+		}
+	}
 }
 
 // fail records the first failure of the job: the root cause Run returns,
@@ -214,6 +231,7 @@ type endpoint struct {
 	job      *job
 	rank     int
 	seg      []byte
+	segMem   *segmem.Segment
 	ordering conduit.OrderingMode
 	regs     atomic.Pointer[regTable]
 	nextID   uint32
@@ -230,13 +248,17 @@ type endpoint struct {
 	out   []*mailbox // the rings this PE sends on, by receiver
 }
 
-func newEndpoint(j *job, rank int) *endpoint {
-	words := make([]uint64, j.cfg.SegmentBytes/8)
-	seg := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), j.cfg.SegmentBytes)
+func newEndpoint(j *job, rank int) (*endpoint, error) {
+	mem, err := segmem.Alloc(j.cfg.SegmentBytes)
+	if err != nil {
+		return nil, fmt.Errorf("smp: PE %d's segment: %w", rank, err)
+	}
+	seg := mem.Bytes
 	ep := &endpoint{
 		job:      j,
 		rank:     rank,
 		seg:      seg,
+		segMem:   mem,
 		ordering: j.cfg.Ordering,
 		nextID:   conduit.SegmentID + 1,
 		hot:      pad.New[hot](),
@@ -244,7 +266,7 @@ func newEndpoint(j *job, rank int) *endpoint {
 	}
 	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
 	ep.inbox.init(j.cfg.PeerBurst)
-	return ep
+	return ep, nil
 }
 
 func (e *endpoint) Rank() int       { return e.rank }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/segmem"
 	"github.com/gopgas/gopgas/internal/sim"
 )
 
@@ -40,6 +41,7 @@ type Endpoint struct {
 	ordering conduit.OrderingMode
 
 	seg     []byte
+	segMem  *segmem.Segment
 	regions []region
 	nextID  uint32
 
@@ -58,19 +60,24 @@ type Endpoint struct {
 	Model any
 }
 
-func newEndpoint(j *Job, rank int) *Endpoint {
+func newEndpoint(j *Job, rank int) (*Endpoint, error) {
+	mem, err := segmem.Alloc(j.Cfg.SegmentBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: PE %d's segment: %w", j.name, rank, err)
+	}
 	ep := &Endpoint{
 		job:      j,
 		rank:     rank,
 		node:     j.NodeOf(rank),
 		ordering: j.Cfg.Ordering,
-		seg:      newSegment(j.Cfg.SegmentBytes),
+		seg:      mem.Bytes,
+		segMem:   mem,
 		nextID:   conduit.SegmentID + 1,
 		inboxes:  make(map[int]*inbox),
 		outSeq:   make(map[int]uint64),
 	}
 	ep.regions = []region{{id: conduit.SegmentID, buf: ep.seg}}
-	return ep
+	return ep, nil
 }
 
 // Proc is the PE's coroutine.

@@ -2,7 +2,6 @@ package simnet
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/sim"
@@ -55,9 +54,15 @@ func NewJob(name string, cfg conduit.JobConfig, net Network, perNode int) (*Job,
 	}
 	j.eps = make([]*Endpoint, cfg.PEs)
 	for r := range j.eps {
-		j.eps[r] = newEndpoint(j, r)
+		ep, err := newEndpoint(j, r)
+		if err != nil {
+			j.freeSegments()
+			return nil, err
+		}
+		j.eps[r] = ep
 	}
 	if err := net.Start(j); err != nil {
+		j.freeSegments()
 		return nil, err
 	}
 	return j, nil
@@ -96,13 +101,20 @@ func (j *Job) Run(main func(conduit.Endpoint) error) error {
 	if ferr := j.Net.Finish(j, err); err == nil {
 		err = ferr
 	}
+	j.freeSegments()
 	return err
 }
 
-// newSegment allocates zeroed, 8-byte aligned memory.
-func newSegment(n int64) []byte {
-	words := make([]uint64, n/8)
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)
+// freeSegments returns the segments' memory: the job has ended (or never
+// started), and nothing reads or writes them any more.
+func (j *Job) freeSegments() {
+	for _, ep := range j.eps {
+		if ep != nil && ep.segMem != nil {
+			ep.segMem.Free()
+			ep.segMem, ep.seg = nil, nil
+			ep.regions[0].buf = nil
+		}
+	}
 }
 
 // Report tells of the finished job: its end in simulated time, the events

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/gopgas/gopgas/bench"
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/pgas"
@@ -75,14 +73,6 @@ func (a *app) jobConfig(o *options) (pgas.Config, error) {
 	}
 	if len(opts) > 0 {
 		cfg.Options = opts
-	}
-	// A benchmark raises the segment to what it needs, which would hide
-	// PGAS_SEGMENT_SIZE: pass it as the field (a bad value is reported by
-	// the check below, from the variable).
-	if v, ok := cfg.Env("PGAS_SEGMENT_SIZE"); ok && v != "" {
-		if n, err := humanize.ParseBytes(strings.TrimSpace(v)); err == nil && n < 1<<40 {
-			cfg.SegmentBytes = int64(n)
-		}
 	}
 	if err := checkConfig(cfg, o.nodes, o.ppn); err != nil {
 		return cfg, usagef("%s", strings.TrimPrefix(err.Error(), "pgas: "))
