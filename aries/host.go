@@ -1,6 +1,9 @@
 package aries
 
-import "github.com/gopgas/gopgas/conduit"
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"unsafe"
+)
 
 // The host interface: each NIC's own 16X PCI-Express Gen3 link to its
 // node (A-PCIE; Aries NIC, Aries Performance), 16 GB/s each way, 24 bytes
@@ -86,3 +89,8 @@ func (h *host) Read(t Time, cnt, loc int, order conduit.OrderingMode) (snapshot,
 	}
 	return issue + l/2, done
 }
+
+// hostBytes is a node's memory besides the fabric's NIC, for Plan: its
+// host interface, its IOMMU with the PTE cache, its vMDH CAM and the
+// collective engine's per-node state.
+const hostBytes = int64(unsafe.Sizeof(host{})) + int64(unsafe.Sizeof(iommu{})) + int64(unsafe.Sizeof(vmdhCAM{})) + 1024

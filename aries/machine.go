@@ -19,7 +19,7 @@ import (
 const Name = "aries"
 
 func init() {
-	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: func() int { return 2 * CoresPerNode }})
+	conduit.Register(Name, conduit.Backend{Open: Open, Plan: Plan, DefaultPEs: func() int { return 2 * CoresPerNode }})
 }
 
 // params are the model's parameters as the fabric takes them.
@@ -113,6 +113,29 @@ var caps = conduit.Caps{
 // Open starts a job on a simulated Aries network. It is registered as the
 // "aries" backend; cfg.Options are described by OptionNames.
 func Open(cfg conduit.JobConfig) (conduit.Job, error) {
+	w, err := prepare(cfg)
+	if err != nil {
+		return nil, err
+	}
+	j, err := fabric.Open(w.config(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Plan checks a job as Open would, without starting it, and estimates the
+// memory it will hold (conduit.Backend.Plan).
+func Plan(cfg conduit.JobConfig) (conduit.Plan, error) {
+	w, err := prepare(cfg)
+	if err != nil {
+		return conduit.Plan{}, err
+	}
+	return fabric.Plan(w.config(), cfg, hostBytes)
+}
+
+// prepare checks what Open and Plan check before the network is built.
+func prepare(cfg conduit.JobConfig) (*network, error) {
 	opts, err := parseOptions(cfg.Options)
 	if err != nil {
 		return nil, err
@@ -122,11 +145,7 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 		// descriptors.
 		return nil, fmt.Errorf("aries: %d PEs per node: a NIC has at most %d FMA descriptors, one per process", cfg.PEsPerNode, FMADescriptors)
 	}
-	j, err := fabric.Open(newNetwork(opts).config(), cfg)
-	if err != nil {
-		return nil, err
-	}
-	return j, nil
+	return newNetwork(opts), nil
 }
 
 // config is the fabric of one job on the network.

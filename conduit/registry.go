@@ -85,6 +85,46 @@ type Backend struct {
 	Open func(cfg JobConfig) (Job, error)
 	// DefaultPEs is the job size used when the configuration names none.
 	DefaultPEs func() int
+	// Plan, when set, checks cfg as Open would (every option, the
+	// topology) without starting the job or allocating its memory, and
+	// estimates the memory the job will hold. A backend without it is
+	// checked by Open itself.
+	Plan func(cfg JobConfig) (Plan, error)
+}
+
+// Plan is a backend's estimate of a job before it starts: the resident
+// memory the backend will hold for it, in two parts, so that the runtime
+// can add its own per-PE state and refuse a job that cannot fit. Segment
+// pages a program touches are not included.
+type Plan struct {
+	// Nodes is the number of nodes the job spans.
+	Nodes int
+	// PerPEBytes is the backend's memory per PE: its endpoint, the PE's
+	// coroutine or goroutine, queues, the model's per-PE state.
+	PerPEBytes int64
+	// FixedBytes is the memory the backend holds whatever the number of
+	// PEs: a simulated network's routers, links and NICs.
+	FixedBytes int64
+	// Detail says what FixedBytes counts ("a 4x4x4 torus: 64 routers,
+	// 1,024 channels, 64 NICs"), or is empty.
+	Detail string
+}
+
+// PlanJob checks cfg against the named backend and estimates its memory:
+// the backend's Plan when it has one, otherwise an empty plan (the
+// backend's Open will check cfg).
+func PlanJob(name string, cfg JobConfig) (Plan, error) {
+	b, err := Lookup(name)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Plan{}, err
+	}
+	if b.Plan == nil {
+		return Plan{}, nil
+	}
+	return b.Plan(cfg)
 }
 
 var registry struct {

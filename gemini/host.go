@@ -1,6 +1,9 @@
 package gemini
 
-import "github.com/gopgas/gopgas/conduit"
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"unsafe"
+)
 
 // The host interface (WP 6.2) and the node's memory, and where the three
 // ordering modes act. GNI exposes the modes as rules of the processor
@@ -146,3 +149,6 @@ func (h *host) Read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot,
 	}
 	return issue + l/2, done
 }
+
+// hostBytes is a node's host interface's memory, for Plan.
+const hostBytes = int64(unsafe.Sizeof(host{})) + 16

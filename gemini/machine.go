@@ -21,7 +21,7 @@ import (
 const Name = "gemini"
 
 func init() {
-	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: func() int { return 2 * CoresPerNode }})
+	conduit.Register(Name, conduit.Backend{Open: Open, Plan: Plan, DefaultPEs: func() int { return 2 * CoresPerNode }})
 }
 
 // params are the model's parameters as the fabric takes them.
@@ -85,6 +85,16 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// Plan checks a job as Open would, without starting it, and estimates the
+// memory it will hold (conduit.Backend.Plan).
+func Plan(cfg conduit.JobConfig) (conduit.Plan, error) {
+	opts, err := parseOptions(cfg.Options)
+	if err != nil {
+		return conduit.Plan{}, err
+	}
+	return fabric.Plan(newNetwork(opts).config(), cfg, hostBytes)
 }
 
 // caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and

@@ -96,6 +96,12 @@ type Config struct {
 	// once it has run this long by the wall clock; a negative value means
 	// no limit (the default). PGAS_WALL_TIME_LIMIT.
 	WallTimeLimit time.Duration
+	// MemoryLimit is the most memory a job may be estimated to need
+	// (Config.Plan): Run refuses a larger job before starting it, with one
+	// line naming the estimate and the limit. A negative value means no
+	// limit. PGAS_MEMORY_LIMIT; the default is 90% of the memory the
+	// process may use (the machine's, or its control group's limit).
+	MemoryLimit int64
 	// Seed seeds every random choice of a simulated backend. PGAS_SEED.
 	Seed uint64
 	// Options are backend-specific settings.
@@ -221,6 +227,27 @@ var settings = []Setting{
 	limitSetting("PGAS_WALL_TIME_LIMIT", "WallTimeLimit", 0,
 		"end the job with an error naming what each PE was doing once it has run this long by the wall clock",
 		func(c *Config) *time.Duration { return &c.WallTimeLimit }),
+	{
+		Env: "PGAS_MEMORY_LIMIT", Field: "MemoryLimit", Default: "90% of physical memory",
+		Allowed: "bytes in [16MiB, 1PiB] (K, M, G, T binary), or off", Doc: "refuse a job whose estimated memory exceeds this, before it starts",
+		isSet: func(c *Config) bool { return c.MemoryLimit != 0 },
+		parse: func(c *Config, s string) error {
+			if t := strings.ToLower(strings.TrimSpace(s)); t == "off" || t == "none" {
+				c.MemoryLimit = -1
+				return nil
+			}
+			v, err := units.ParseBytes(s)
+			c.MemoryLimit = v
+			return err
+		},
+		check: func(c *Config) error {
+			if v := c.MemoryLimit; v >= 0 && (v < 16<<20 || v > 1<<50) {
+				return fmt.Errorf("%d", v)
+			}
+			return nil
+		},
+		def: func(c *Config) { c.MemoryLimit = defaultMemoryLimit() },
+	},
 	{
 		Env: "PGAS_OPTIONS", Field: "Options", Default: "none", Allowed: "comma-separated key=value options of the backend",
 		Doc:   "backend options (the simulated networks' topology, routing, faults, trace, hazard checker)",
@@ -399,12 +426,17 @@ func switchSetting(env, field string, def Switch, doc string, f func(*Config) *S
 // and see the result before starting a long job.
 func (cfg Config) Resolve() (Config, error) { return cfg.resolve() }
 
+// lookupEnv looks a variable up in Env, or in the process environment.
+func (c Config) lookupEnv(name string) (string, bool) {
+	if c.Env != nil {
+		return c.Env(name)
+	}
+	return os.LookupEnv(name)
+}
+
 func (cfg Config) resolve() (Config, error) {
 	c := cfg
-	env := c.Env
-	if env == nil {
-		env = os.LookupEnv
-	}
+	env := c.lookupEnv
 	// source names where each setting's value came from, for errors.
 	source := make(map[string]string, len(settings))
 	for i := range settings {

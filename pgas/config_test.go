@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/conduit/smp"
+	"github.com/gopgas/gopgas/internal/sysmem"
 	"github.com/gopgas/gopgas/internal/units"
 	"github.com/gopgas/gopgas/pgas"
 )
@@ -154,6 +155,14 @@ func TestConfigSettingsDefaultsMatch(t *testing.T) {
 		case "Options":
 			assert.Empty(t, seen.cfg.Options, "no backend options by default")
 			continue
+		case "MemoryLimit":
+			total, ok := sysmem.Total()
+			if ok {
+				assert.Equal(t, total/10*9, seen.cfg.MemoryLimit, "90%% of %d", total)
+			} else {
+				assert.Negative(t, seen.cfg.MemoryLimit, "no limit where the system does not say")
+			}
+			continue
 		}
 		t.Run(s.Env, func(t *testing.T) {
 			v := cfgtField(seen.cfg, s.Field)
@@ -202,6 +211,12 @@ var cfgtApplied = []struct {
 	}},
 	{"simulated time limit off", map[string]string{"PGAS_SIM_TIME_LIMIT": "off"}, func(t *testing.T, s cfgtSeen) {
 		assert.Negative(t, s.cfg.SimTimeLimit)
+	}},
+	{"memory limit", map[string]string{"PGAS_MEMORY_LIMIT": "8G"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, int64(8<<30), s.cfg.MemoryLimit)
+	}},
+	{"memory limit off", map[string]string{"PGAS_MEMORY_LIMIT": "off"}, func(t *testing.T, s cfgtSeen) {
+		assert.Negative(t, s.cfg.MemoryLimit)
 	}},
 	{"wall-clock time limit", map[string]string{"PGAS_WALL_TIME_LIMIT": "2h"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, 2*time.Hour, s.cfg.WallTimeLimit)

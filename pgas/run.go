@@ -28,21 +28,16 @@ func Run(cfg Config, program func(pe *PE) error) error {
 	if err != nil {
 		return err
 	}
-	job, err := conduit.Open(c.Conduit, conduit.JobConfig{
-		PEs:                    c.PEs,
-		PEsPerNode:             c.PEsPerNode,
-		SegmentBytes:           c.SegmentBytes,
-		Ordering:               c.Ordering,
-		MailboxSlots:           4 * c.NetworkDepth,
-		PeerBurst:              c.SmsgPeerBurst,
-		Seed:                   c.Seed,
-		RequireRegisteredLocal: c.RequireRegistration == On,
-		NoDirectAccess:         c.Direct == Off,
-		StallTimeout:           c.StallTimeout,
-		SimTimeLimit:           conduit.FromDuration(max(c.SimTimeLimit, 0)),
-		WallTimeLimit:          max(c.WallTimeLimit, 0),
-		Options:                c.Options,
-	})
+	if c.MemoryLimit > 0 {
+		plan, err := cfg.Plan()
+		if err != nil {
+			return err
+		}
+		if !plan.Fits() {
+			return plan.refusal()
+		}
+	}
+	job, err := conduit.Open(c.Conduit, c.jobConfig())
 	if err != nil {
 		return fmt.Errorf("pgas: starting the %s backend: %w", c.Conduit, err)
 	}
@@ -72,6 +67,25 @@ func Run(cfg Config, program func(pe *PE) error) error {
 		}
 	}
 	return err
+}
+
+// jobConfig is what the backend is given of a resolved configuration.
+func (c Config) jobConfig() conduit.JobConfig {
+	return conduit.JobConfig{
+		PEs:                    c.PEs,
+		PEsPerNode:             c.PEsPerNode,
+		SegmentBytes:           c.SegmentBytes,
+		Ordering:               c.Ordering,
+		MailboxSlots:           4 * c.NetworkDepth,
+		PeerBurst:              c.SmsgPeerBurst,
+		Seed:                   c.Seed,
+		RequireRegisteredLocal: c.RequireRegistration == On,
+		NoDirectAccess:         c.Direct == Off,
+		StallTimeout:           c.StallTimeout,
+		SimTimeLimit:           conduit.FromDuration(max(c.SimTimeLimit, 0)),
+		WallTimeLimit:          max(c.WallTimeLimit, 0),
+		Options:                c.Options,
+	}
 }
 
 // finish completes the PE's communication and serves active messages

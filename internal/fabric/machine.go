@@ -98,6 +98,10 @@ type Machine struct {
 	trace   *tracer
 	hazards *hazardChecker
 
+	// census, when set, makes Build count the network instead of making it
+	// (Plan).
+	census *census
+
 	// Times of the NIC's fixed cycle counts, and a full packet's size.
 	latency, ssid, rmt, amoHit, amoMiss Time
 	fullPacket                          Time

@@ -51,6 +51,11 @@ type Router struct {
 // NewRouter makes the next router, with its processor tiles. Config.Build
 // calls it.
 func (m *Machine) NewRouter() *Router {
+	if c := m.census; c != nil {
+		c.routers++
+		c.channels += 2 * m.p.ProcessorTiles
+		return &Router{ID: c.routers - 1, m: m}
+	}
 	r := &Router{ID: len(m.routers), m: m}
 	first := m.p.TileRows*m.p.TileColumns - m.p.ProcessorTiles // the processor tiles are the last
 	for k := range m.p.ProcessorTiles {
@@ -73,6 +78,11 @@ func (m *Machine) NewRouter() *Router {
 // later, over lanes lanes that carry each packet together (Degrade takes
 // some out of service). Config.Build calls it.
 func (m *Machine) NewLink(from, to *Router, unitTime, flight Time, lanes int) *Channel {
+	if cs := m.census; cs != nil {
+		cs.channels++
+		cs.links++
+		return cs.link
+	}
 	c := m.newChannel(from, to, unitTime, flight, lanes)
 	c.link = true
 	from.links = append(from.links, c)

@@ -4,6 +4,9 @@ package segmem
 
 import "syscall"
 
+// lazy: segments are mapped on demand (Lazy).
+const lazy = true
+
 // mapPages maps n bytes of anonymous memory, not reserved against the
 // system's commit limit (a segment is mostly never touched). It reports
 // false when the system refuses, and Alloc falls back to Go's heap.

@@ -68,3 +68,8 @@ func (s *Segment) Free() {
 	}
 	s.Bytes = nil
 }
+
+// Lazy reports whether Alloc maps segments on demand here, so that a
+// segment costs resident memory only for the pages touched; otherwise a
+// segment is resident whole.
+func Lazy() bool { return lazy }

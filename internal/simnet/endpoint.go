@@ -463,3 +463,8 @@ func (e *Endpoint) ApplyAMO(id uint32, off int64, op conduit.AMOOp, width uint8,
 	e.wake()
 	return old, nil
 }
+
+// EndpointBytes is the resident memory of an endpoint at rest (its
+// structure and the small maps it starts with), for a backend's plan
+// (conduit.Plan).
+const EndpointBytes = int64(unsafe.Sizeof(Endpoint{})) + 512

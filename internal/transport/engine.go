@@ -313,7 +313,7 @@ func (e *Engine) InFlight() int { return e.pds.inUse }
 // completed descriptor costs one poll. Only when nothing has completed does
 // the pool grow, up to its limit, and after that the PE waits.
 func (e *Engine) getPD() (*pd, error) {
-	if e.pds.free == nil && e.pds.inUse > 0 && !e.inPoll {
+	if !e.pds.available() && e.pds.inUse > 0 && !e.inPoll {
 		e.reclaim()
 	}
 	d, err := e.pds.get(e)
@@ -321,7 +321,7 @@ func (e *Engine) getPD() (*pd, error) {
 		return d, err
 	}
 	e.Stats.PDWaits++
-	if err := e.WaitFunc("a free post descriptor", func() bool { return e.pds.free != nil }); err != nil {
+	if err := e.WaitFunc("a free post descriptor", e.pds.available); err != nil {
 		return nil, err
 	}
 	return e.pds.get(e)

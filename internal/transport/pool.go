@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"unsafe"
+
 	"github.com/gopgas/gopgas/conduit"
 )
 
@@ -26,24 +28,46 @@ type pd struct {
 // pdPool is the LIFO pool of post descriptors (R-PD). Descriptors are made
 // in slabs when first needed, never more than limit, so a PE that issues
 // little costs little memory; a slab's bounce buffers are one registration.
+// A slab's descriptors themselves are built a few at a time, as the free
+// list runs dry, so that a PE with one operation in flight holds a few
+// descriptors rather than a slab of them.
 type pdPool struct {
 	free     *pd
 	made     int
 	limit    int
 	inUse    int
 	bounceSz int
+	// The current slab: its bounce memory and registration, how many
+	// descriptors it has and how many of them are built.
+	slabMem   []byte
+	slabH     conduit.MemHandle
+	slabN     int
+	slabBuilt int
 }
 
-const pdSlab = 64
+const (
+	// pdSlab is the number of descriptors whose bounce buffers are
+	// registered at once.
+	pdSlab = 64
+	// pdBuild is the number of a slab's descriptors built at once.
+	pdBuild = 8
+)
+
+// available reports whether a descriptor can be had without growing the
+// pool: a free one, or one of the current slab not yet built.
+func (p *pdPool) available() bool { return p.free != nil || p.slabBuilt < p.slabN }
 
 func (p *pdPool) get(e *Engine) (*pd, error) {
 	if p.free == nil {
-		if p.made >= p.limit {
-			return nil, nil
+		if p.slabBuilt == p.slabN {
+			if p.made >= p.limit {
+				return nil, nil
+			}
+			if err := p.grow(e); err != nil {
+				return nil, err
+			}
 		}
-		if err := p.grow(e); err != nil {
-			return nil, err
-		}
+		p.build()
 	}
 	d := p.free
 	p.free = d.next
@@ -52,9 +76,9 @@ func (p *pdPool) get(e *Engine) (*pd, error) {
 	return d, nil
 }
 
+// grow starts a new slab: its bounce memory, registered as one region.
 func (p *pdPool) grow(e *Engine) error {
 	n := min(pdSlab, p.limit-p.made)
-	slab := make([]pd, n)
 	var mem []byte
 	var h conduit.MemHandle
 	if p.bounceSz > 0 {
@@ -66,18 +90,29 @@ func (p *pdPool) grow(e *Engine) error {
 			}
 		}
 	}
+	p.slabMem, p.slabH, p.slabN, p.slabBuilt = mem, h, n, 0
+	p.made += n
+	return nil
+}
+
+// build makes the current slab's next descriptors and pushes them so that
+// the lowest comes off the free list first.
+func (p *pdPool) build() {
+	lo := p.slabBuilt
+	n := min(pdBuild, p.slabN-lo)
+	ds := make([]pd, n)
 	for i := n - 1; i >= 0; i-- {
-		d := &slab[i]
+		d := &ds[i]
 		if p.bounceSz > 0 {
-			d.bounce = mem[i*p.bounceSz : (i+1)*p.bounceSz : (i+1)*p.bounceSz]
-			d.bounceMem = h
+			k := lo + i
+			d.bounce = p.slabMem[k*p.bounceSz : (k+1)*p.bounceSz : (k+1)*p.bounceSz]
+			d.bounceMem = p.slabH
 		}
 		d.desc.Context = d
 		d.next = p.free
 		p.free = d
 	}
-	p.made += n
-	return nil
+	p.slabBuilt += n
 }
 
 func (p *pdPool) put(d *pd) {
@@ -144,4 +179,11 @@ func (b *bouncePool) put(x *bounceBuf) {
 	x.next = b.free
 	b.free = x
 	b.inUse--
+}
+
+// PoolBytes is the memory a PE's descriptor pool holds once it has made
+// its first descriptors: the first few built and the first slab's bounce
+// buffers of pdBounce bytes each.
+func PoolBytes(pdBounce int) int64 {
+	return pdBuild*int64(unsafe.Sizeof(pd{})) + pdSlab*int64(pdBounce)
 }

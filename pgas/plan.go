@@ -1,0 +1,120 @@
+package pgas
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gopgas/gopgas/am"
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/segmem"
+	"github.com/gopgas/gopgas/internal/sysmem"
+	"github.com/gopgas/gopgas/internal/transport"
+	"github.com/gopgas/gopgas/internal/units"
+)
+
+// Plan is what a job is expected to need before it starts (Config.Plan):
+// the memory it will hold resident, which Run compares with the memory
+// limit (PGAS_MEMORY_LIMIT) before it starts anything.
+type Plan struct {
+	// Config is the resolved configuration the job would run with.
+	Config Config
+	// Nodes is the number of nodes the job spans.
+	Nodes int
+	// PerPEBytes is the resident memory of one PE: the runtime's state,
+	// the backend's, the PE's stack, and the segment pages the runtime
+	// itself touches (all of the segment where segments are not mapped on
+	// demand). Pages of the symmetric heap that the program touches come
+	// on top.
+	PerPEBytes int64
+	// NetworkBytes is the backend's memory whatever the number of PEs: a
+	// simulated network's routers, links and NICs.
+	NetworkBytes int64
+	// TotalBytes is PEs x PerPEBytes + NetworkBytes.
+	TotalBytes int64
+	// LimitBytes is the memory limit the job is held to; 0 means none.
+	LimitBytes int64
+	// Detail says what the backend counted, or is empty.
+	Detail string
+	// limitSource names where LimitBytes came from.
+	limitSource string
+}
+
+// Fits reports whether the job's estimate is within the limit.
+func (p Plan) Fits() bool { return p.LimitBytes == 0 || p.TotalBytes <= p.LimitBytes }
+
+// String is the estimate in one line.
+func (p Plan) String() string {
+	s := fmt.Sprintf("%d PEs x %s", p.Config.PEs, units.HumanBytes(p.PerPEBytes))
+	if p.NetworkBytes > 0 {
+		s += " + network " + units.HumanBytes(p.NetworkBytes)
+		if p.Detail != "" {
+			s += " (" + p.Detail + ")"
+		}
+	}
+	return units.HumanBytes(p.TotalBytes) + ": " + s
+}
+
+// runtimePEBytes is the runtime's own memory per PE on a job of size PEs:
+// the PE, its transport engine and active-message layer with the tables
+// they make at start-up, the first descriptors and their registered
+// bounce buffers, and the reserved segment pages the barrier flags and the
+// first allocations touch.
+func runtimePEBytes(c Config, size int) int64 {
+	const touchedPages = 2 * 4096
+	b := int64(unsafe.Sizeof(PE{})) + int64(unsafe.Sizeof(transport.Engine{})) + int64(unsafe.Sizeof(am.Endpoint{}))
+	b += int64(c.PollBurst) * int64(unsafe.Sizeof(conduit.Event{}))
+	b += int64(c.SmsgBurst) * int64(unsafe.Sizeof(conduit.Message{}))
+	b += int64((size+63)/64) * 8 // am's table of peers
+	b += transport.PoolBytes(c.PDBounceBytes)
+	b += 4096 // handles, teams, collectives' bookkeeping, maps
+	if segmem.Lazy() {
+		b += touchedPages
+	} else {
+		b += c.SegmentBytes
+	}
+	return b
+}
+
+// Plan resolves the configuration as Run would, has the backend check it
+// (options, topology) without starting the job, and estimates the memory
+// the job will hold. It fails for an invalid configuration with the error
+// Run would return.
+func (cfg Config) Plan() (Plan, error) {
+	c, err := cfg.resolve()
+	if err != nil {
+		return Plan{}, err
+	}
+	bp, err := conduit.PlanJob(c.Conduit, c.jobConfig())
+	if err != nil {
+		return Plan{}, fmt.Errorf("pgas: starting the %s backend: %w", c.Conduit, err)
+	}
+	p := Plan{Config: c, Nodes: bp.Nodes, NetworkBytes: bp.FixedBytes, Detail: bp.Detail}
+	p.PerPEBytes = runtimePEBytes(c, c.PEs) + bp.PerPEBytes
+	p.TotalBytes = int64(c.PEs)*p.PerPEBytes + p.NetworkBytes
+	if c.MemoryLimit > 0 {
+		p.LimitBytes = c.MemoryLimit
+		p.limitSource = "the default PGAS_MEMORY_LIMIT: 90% of this machine's memory"
+		if cfg.MemoryLimit != 0 {
+			p.limitSource = "Config.MemoryLimit"
+		} else if v, ok := c.lookupEnv("PGAS_MEMORY_LIMIT"); ok && v != "" {
+			p.limitSource = "PGAS_MEMORY_LIMIT=" + v
+		}
+	}
+	return p, nil
+}
+
+// defaultMemoryLimit is the default of PGAS_MEMORY_LIMIT: 90% of the memory
+// the process may use, or none when the system does not say.
+func defaultMemoryLimit() int64 {
+	total, ok := sysmem.Total()
+	if !ok {
+		return -1
+	}
+	return total / 10 * 9
+}
+
+// refusal is Run's error for a job whose estimate exceeds the limit.
+func (p Plan) refusal() error {
+	return fmt.Errorf("pgas: a job of %d PEs on %s needs an estimated %s, more than the memory limit of %s (%s); use fewer PEs or raise the limit",
+		p.Config.PEs, p.Config.Conduit, p, units.HumanBytes(p.LimitBytes), p.limitSource)
+}
