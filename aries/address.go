@@ -3,8 +3,6 @@ package aries
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/gopgas/gopgas/conduit"
 )
@@ -212,30 +210,6 @@ func (d *domain) offset(id uint32) (int64, bool) {
 	}
 	r, ok := d.regions[id]
 	return r.off, ok
-}
-
-// parseNodeList parses node identifiers and ranges: "3,7-9".
-func parseNodeList(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		a, b, isRange := strings.Cut(part, "-")
-		lo, err := strconv.Atoi(a)
-		hi := lo
-		if err == nil && isRange {
-			hi, err = strconv.Atoi(b)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a node or a range of nodes", part)
-		}
-		if lo < 0 || hi < lo || hi >= MaxNodes {
-			return nil, fmt.Errorf("nodes %d-%d: not a range within 0..%d", lo, hi, MaxNodes-1)
-		}
-		for n := lo; n <= hi; n++ {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }
 
 // physicalNodes maps a job's n virtual nodes onto the system's nodes in

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/option"
 )
 
 // The 70-bit network address: fields at their places, round trips, and
@@ -160,13 +161,13 @@ func TestPTEFetchPending(t *testing.T) {
 
 // Node lists and the virtual-to-physical node map.
 func TestVirtualNodes(t *testing.T) {
-	ex, err := parseNodeList("9,3,7-8,3")
+	ex, err := option.ParseNodeList("9,3,7-8,3", MaxNodes-1)
 	require.NoError(t, err)
 	assert.Equal(t, []int{3, 7, 8, 9}, ex)
 	assert.Equal(t, []int{0, 1, 2, 4, 5, 6, 10, 11}, physicalNodes(8, ex))
 	assert.Equal(t, []int{0, 1}, physicalNodes(2, nil))
 	for _, bad := range []string{"", "x", "3-", "-3", "5-2", "1,,2", "92544"} {
-		_, err := parseNodeList(bad)
+		_, err := option.ParseNodeList(bad, MaxNodes-1)
 		assert.Error(t, err, "%q", bad)
 	}
 }

@@ -304,9 +304,9 @@ func TestBadNetworkOptions(t *testing.T) {
 		{map[string]string{"fail": "zero:1"}, 2, `fail="zero:1"`},
 		{map[string]string{"fail": "16:0"}, 2, "Aries 16"}, // 2 nodes: one chassis of 16 Aries
 		{map[string]string{"chassis": "1", "fail": "0:15"}, 2, "not cabled"},
-		{map[string]string{"groups": "2", "bundle": "300"}, 2, "option groups=2, option bundle=300"},
-		{map[string]string{"groups": "300"}, 2, "option groups=300"},
-		{map[string]string{"cabinets": "3", "bundle": "241"}, 2, "option cabinets=3, option bundle=241"},
+		{map[string]string{"groups": "3", "bundle": "200"}, 2, "option groups=3, option bundle=200"},
+		{map[string]string{"groups": "300"}, 2, `option groups="300": out of range (want an integer in [1, 241])`},
+		{map[string]string{"cabinets": "6", "bundle": "200"}, 2, "option cabinets=6, option bundle=200"},
 		{map[string]string{"chassis": "1"}, 65, "holds 64 nodes"},
 		{map[string]string{"exclude": "x"}, 2, `exclude="x"`},
 		{map[string]string{"exclude": "4-2"}, 2, `exclude="4-2"`},

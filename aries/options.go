@@ -2,12 +2,10 @@ package aries
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/option"
+	"github.com/gopgas/gopgas/internal/units"
 )
 
 // options are a job's backend options (OptionNames).
@@ -38,84 +36,55 @@ type options struct {
 	excluded []int
 }
 
-// OptionNames lists the backend options and what they mean.
-var OptionNames = optionNames()
+// maxBias bounds the bias option either way, in flits of load: far beyond
+// any link's load, and far from overflowing a route's cost.
+const maxBias = 1 << 20
 
-func optionNames() map[string]string {
-	return fabric.OptionNames(params, map[string]string{
-		"groups":      "Dragonfly groups of the system (default: the smallest system holding the job)",
-		"chassis":     "build a system of this many chassis (6 per group)",
-		"cabinets":    "build a system of this many cabinets (2 per group)",
-		"bundle":      "optical cables between each pair of groups (default: the most that fit)",
-		"bias":        fmt.Sprintf("adaptive routing bias toward minimal routes, in flits of load (default %d; negative favours non-minimal)", DefaultBias),
-		"valiant":     "true: route every adaptive packet non-minimally through a random intermediate group",
-		"progressive": "false: adaptive routes are chosen at the source Aries only, not again at the next Aries of the source group",
-		"fail":        "failed links: aries:port[:lanes] separated by ';' (lanes working, 1 or 2, degrades instead of failing)",
-		"page_bytes":  fmt.Sprintf("page size of registered memory: %d (two-level translation) or %d (default, one level)", SmallPageBytes, HugePageBytes),
-		"ce":          "false: no collective engine; barriers and allreduces run in software",
-		"exclude":     "system nodes the job may not use (failed, or other jobs'), as 3,7-9: the job's nodes map around them",
-	})
+// optionTable declares the backend options (OptionNames). groups, chassis
+// and cabinets each choose the system and exclude each other; bundle
+// applies to whichever system the job gets.
+var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *options) *fabric.Options { return &o.Options }),
+	option.Int("groups", "Dragonfly groups of the system (default: the smallest system holding the job)", 1, MaxGroups,
+		func(o *options, n int) { o.groups = n }),
+	option.Int("chassis", fmt.Sprintf("build a system of this many chassis (%d per group)", ChassisPerGroup), 1, MaxChassis,
+		func(o *options, n int) { o.chassis = n }),
+	option.Int("cabinets", fmt.Sprintf("build a system of this many cabinets (%d per group)", CabinetsPerGroup), 1, MaxCabinets,
+		func(o *options, n int) { o.cabinets = n }),
+	option.Int("bundle", "optical cables between each pair of groups (default: the most that fit)", 1, MaxCablesPerGroup,
+		func(o *options, n int) { o.bundle = n }),
+	option.Int("bias", fmt.Sprintf("adaptive routing bias toward minimal routes, in flits of load (default %d; negative favours non-minimal)", DefaultBias),
+		-maxBias, maxBias, func(o *options, n int) { o.bias = n }),
+	option.Bool("valiant", "true: route every adaptive packet non-minimally through a random intermediate group",
+		func(o *options, b bool) { o.valiant = b }),
+	option.Bool("progressive", "false: adaptive routes are chosen at the source Aries only, not again at the next Aries of the source group",
+		func(o *options, b bool) { o.progressive = b }),
+	option.Custom("fail", "failed links (lanes working, 1 or 2, degrades instead of failing)",
+		fmt.Sprintf("aries:port[:lanes] separated by ';' (port 0 to %d, lanes 1 to %d)", NetworkPortsPerAries-1, LanesPerLink-1),
+		parseFailOption, nil, func(o *options, f []linkFault) { o.faults = f }),
+	option.BytesOf("page_bytes", fmt.Sprintf("page size of registered memory: %s (two-level translation) or %s (default, one level)", units.FormatBytes(SmallPageBytes), units.FormatBytes(HugePageBytes)),
+		[]int64{SmallPageBytes, HugePageBytes}, func(o *options, n int64) { o.pageBytes = n }),
+	option.Bool("ce", "false: no collective engine; barriers and allreduces run in software",
+		func(o *options, b bool) { o.noCE = !b }),
+	option.NodeList("exclude", "system nodes the job may not use (failed, or other jobs'): the job's nodes map around them", MaxNodes-1,
+		func(o *options, l []int) { o.excluded = l }),
+)...).AtMostOne("groups", "chassis", "cabinets")
+
+// parseFailOption is the fail option: parseFaults, which skips empty
+// items, and at least one link.
+func parseFailOption(s string) ([]linkFault, error) {
+	f, err := parseFaults(s)
+	if err == nil && len(f) == 0 {
+		err = fmt.Errorf("no link")
+	}
+	return f, err
 }
 
+// OptionNames lists the backend options and what they mean.
+var OptionNames = optionTable.Names()
+
+// parseOptions parses the backend options of a job (optionTable).
 func parseOptions(o map[string]string) (options, error) {
 	opts := options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true}
-	for _, k := range slices.Sorted(maps.Keys(o)) {
-		v := o[k]
-		var err error
-		switch k {
-		case "groups":
-			opts.groups, err = positive(v)
-		case "chassis":
-			opts.chassis, err = positive(v)
-		case "cabinets":
-			opts.cabinets, err = positive(v)
-		case "bundle":
-			opts.bundle, err = positive(v)
-		case "bias":
-			opts.bias, err = strconv.Atoi(v)
-		case "valiant":
-			opts.valiant, err = strconv.ParseBool(v)
-		case "progressive":
-			opts.progressive, err = strconv.ParseBool(v)
-		case "fail":
-			opts.faults, err = parseFaults(v)
-		case "page_bytes":
-			opts.pageBytes, err = strconv.ParseInt(v, 10, 64)
-			if err == nil && opts.pageBytes != SmallPageBytes && opts.pageBytes != HugePageBytes {
-				err = fmt.Errorf("not %d or %d", SmallPageBytes, HugePageBytes)
-			}
-		case "exclude":
-			opts.excluded, err = parseNodeList(v)
-		case "ce":
-			var on bool
-			on, err = strconv.ParseBool(v)
-			opts.noCE = !on
-		default:
-			var known bool
-			if known, err = opts.Set(k, v); !known {
-				return opts, fmt.Errorf("aries: unknown option %q (known: %s)", k, strings.Join(slices.Sorted(maps.Keys(OptionNames)), ", "))
-			}
-		}
-		if err != nil {
-			return opts, fmt.Errorf("aries: option %s=%q: %v", k, v, err)
-		}
-	}
-	set := 0
-	for _, n := range []int{opts.groups, opts.chassis, opts.cabinets} {
-		if n > 0 {
-			set++
-		}
-	}
-	if set > 1 {
-		return opts, fmt.Errorf("aries: options groups, chassis and cabinets: give at most one")
-	}
-	return opts, nil
-}
-
-func positive(v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err == nil && n < 1 {
-		err = fmt.Errorf("not positive")
-	}
-	return n, err
+	err := optionTable.Parse(&opts, o)
+	return opts, err
 }

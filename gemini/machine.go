@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -163,54 +161,6 @@ type linkFault struct {
 	links  int // links of the connection that failed; 0 means all
 }
 
-// OptionNames lists the backend options and what they mean.
-var OptionNames = optionNames()
-
-func optionNames() map[string]string {
-	return fabric.OptionNames(params, map[string]string{
-		"torus":     "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
-		"cabinets":  "build the Table 1 system of this many cabinets per row",
-		"rows":      "rows of cabinets, with cabinets (default 1)",
-		"mseries":   "build an m-series 2D torus of this many cabinets",
-		"mseries_y": "the y size of a one-cabinet m-series system: 4, 8 or 12",
-		"y_open":    "true: the y dimension is open (not a ring)",
-		"fail":      "failed connections: gemini:dim:dir:conn[:links] separated by ';', e.g. 0:x:+:0 or 0:x:+:1:1",
-	})
-}
-
-func parseOptions(o map[string]string) (options, error) {
-	opts := options{Options: fabric.DefaultOptions(params)}
-	for _, k := range slices.Sorted(maps.Keys(o)) {
-		v := o[k]
-		var err error
-		switch k {
-		case "torus":
-			_, err = fmt.Sscanf(strings.ReplaceAll(v, "x", " "), "%d %d %d", &opts.gx, &opts.gy, &opts.gz)
-		case "cabinets":
-			opts.cabinets, err = strconv.Atoi(v)
-		case "rows":
-			opts.rows, err = strconv.Atoi(v)
-		case "mseries":
-			opts.mseries, err = strconv.Atoi(v)
-		case "mseries_y":
-			opts.mseriesY, err = strconv.Atoi(v)
-		case "y_open":
-			opts.yOpen, err = strconv.ParseBool(v)
-		case "fail":
-			opts.faults, err = parseFaults(v)
-		default:
-			var known bool
-			if known, err = opts.Set(k, v); !known {
-				return opts, fmt.Errorf("gemini: unknown option %q (known: %s)", k, strings.Join(slices.Sorted(maps.Keys(OptionNames)), ", "))
-			}
-		}
-		if err != nil {
-			return opts, fmt.Errorf("gemini: option %s=%q: %v", k, v, err)
-		}
-	}
-	return opts, nil
-}
-
 func parseFaults(v string) ([]linkFault, error) {
 	var out []linkFault
 	for _, f := range strings.Split(v, ";") {
@@ -281,6 +231,9 @@ func (o options) torus(nodes int) (*Torus, error) {
 		cabinets = (cabinets + 1) / 2
 	}
 	t, _, err := ForCabinets(cabinets, rows)
+	if t != nil {
+		t.YClosed = !o.yOpen
+	}
 	return t, err
 }
 

@@ -104,7 +104,9 @@ type Config struct {
 	MemoryLimit int64
 	// Seed seeds every random choice of a simulated backend. PGAS_SEED.
 	Seed uint64
-	// Options are backend-specific settings.
+	// Options are backend-specific settings, each value whole (commas
+	// included); the backend checks them. PGAS_OPTIONS, in the syntax of
+	// conduit.ParseOptions; set, the field replaces the variable.
 	Options map[string]string
 	// Env looks up environment variables; nil means the process
 	// environment.
@@ -144,6 +146,9 @@ type Setting struct {
 	parse func(c *Config, s string) error // set the field from text
 	check func(c *Config) error           // validate the field
 	def   func(c *Config)                 // set the default
+	// explain: the parse error says which part of the value is wrong,
+	// and the message gives it before the allowed values.
+	explain bool
 }
 
 // Settings lists every setting, in the order of the README's table.
@@ -249,12 +254,14 @@ var settings = []Setting{
 		def: func(c *Config) { c.MemoryLimit = defaultMemoryLimit() },
 	},
 	{
-		Env: "PGAS_OPTIONS", Field: "Options", Default: "none", Allowed: "comma-separated key=value options of the backend",
-		Doc:   "backend options (the simulated networks' topology, routing, faults, trace, hazard checker)",
-		isSet: func(c *Config) bool { return len(c.Options) > 0 },
-		parse: func(c *Config, s string) (err error) { c.Options, err = parseOptions(s); return },
-		check: func(c *Config) error { return nil },
-		def:   func(c *Config) {},
+		Env: "PGAS_OPTIONS", Field: "Options", Default: "none",
+		Allowed: "key=value options of the backend separated by commas; an item without = continues the previous value (exclude=3,7-9,routing=adaptive is exclude=3,7-9 and routing=adaptive)",
+		Doc:     "backend options (the simulated networks' topology, routing, faults, trace, hazard checker)",
+		isSet:   func(c *Config) bool { return len(c.Options) > 0 },
+		parse:   func(c *Config, s string) (err error) { c.Options, err = conduit.ParseOptions(s); return },
+		explain: true,
+		check:   func(c *Config) error { return nil },
+		def:     func(c *Config) {},
 	},
 	{
 		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
@@ -313,19 +320,6 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 // maxTimeLimit bounds the time limits (a year), far from overflowing
 // picoseconds.
 const maxTimeLimit = 8760 * time.Hour
-
-// parseOptions parses "key=value,key=value".
-func parseOptions(s string) (map[string]string, error) {
-	out := make(map[string]string)
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("%q is not key=value", kv)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
 
 func strSetting(env, field, def, allowed, doc string, f func(*Config) *string) Setting {
 	return Setting{
@@ -450,6 +444,9 @@ func (cfg Config) resolve() (Config, error) {
 		}
 		if v, ok := env(s.Env); ok && v != "" {
 			if err := s.parse(&c, v); err != nil {
+				if s.explain {
+					return c, fmt.Errorf("pgas: %s=%q: %v; must be %s", s.Env, v, err, s.Allowed)
+				}
 				return c, fmt.Errorf("pgas: %s=%q: must be %s", s.Env, v, s.Allowed)
 			}
 			if err := s.check(&c); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -296,6 +297,9 @@ var cfgtApplied = []struct {
 	{"backend options", map[string]string{"PGAS_CONDUIT": "gemini", "PGAS_OPTIONS": "routing=adaptive, hazards=log"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, map[string]string{"routing": "adaptive", "hazards": "log"}, s.cfg.Options)
 	}},
+	{"backend option lists", map[string]string{"PGAS_CONDUIT": "aries", "PGAS_OPTIONS": "exclude=3,7-9,routing=adaptive"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, map[string]string{"exclude": "3,7-9", "routing": "adaptive"}, s.cfg.Options)
+	}},
 	{"seed", map[string]string{"PGAS_SEED": "42"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, uint64(42), s.cfg.Seed)
 	}},
@@ -473,6 +477,8 @@ func TestConfigInvalidEnv(t *testing.T) {
 		{"PGAS_PES_PER_NODE", "-1", ""},
 		{"PGAS_OPTIONS", "routing", ""},
 		{"PGAS_OPTIONS", "=adaptive", ""},
+		{"PGAS_OPTIONS", "routing=adaptive,routing=deterministic", ""},
+		{"PGAS_OPTIONS", "3,exclude=4", ""},
 		{"PGAS_SEED", "-1", ""},
 		{"PGAS_SEED", "18446744073709551616", ""},
 	}
@@ -722,4 +728,18 @@ func cfgtKnownBug(t *testing.T, what string) {
 		t.Skip("BUG: " + what)
 	}
 	t.Log("known bug, run anyway: " + what)
+}
+
+// A bad PGAS_OPTIONS names the item that is wrong.
+func TestConfigOptionsItem(t *testing.T) {
+	for env, want := range map[string]string{
+		"routing=adaptive,routing=deterministic": `item "routing=deterministic": option routing given twice`,
+		"3,exclude=4":                            `item "3" is not key=value`,
+		"a=1, =2":                                `item " =2" has no key`,
+	} {
+		_, err := pgas.Config{Env: cfgtEnv(map[string]string{"PGAS_OPTIONS": env})}.Resolve()
+		if assert.Error(t, err, env) {
+			assert.Contains(t, err.Error(), `pgas: PGAS_OPTIONS=`+strconv.Quote(env)+`: `+want, env)
+		}
+	}
 }

@@ -296,8 +296,27 @@ func TestOptions(t *testing.T) {
 		assert.True(t, known, name)
 		assert.Error(t, err, name)
 	}
-	known, _ := o.Set("torus", "2x2x2")
+	for _, bad := range []string{"NaN", "Inf", "-Inf", "-0.1", ""} {
+		_, err := o.Set("crc_error_rate", bad)
+		assert.Error(t, err, bad)
+	}
+	for _, bad := range []string{"2T", "-1", "x"} {
+		_, err := o.Set("coarse_bytes", bad)
+		assert.Error(t, err, bad)
+	}
+	for name, value := range map[string]string{"coarse_packets": "65537", "trace": " ", "hash_address": ""} {
+		_, err := o.Set(name, value)
+		assert.Error(t, err, "%s=%q", name, value)
+	}
+	assert.Equal(t, fabric.Options{Routing: fabric.RouteDeterministic, HashAddress: true, CRCErrorRate: 0.5, TracePath: "x.json",
+		Hazards: "log", CoarseBytes: 0, CoarsePackets: 2}, o, "bad values leave the options as they were")
+	known, err := o.Set(" coarse_bytes ", " 64K ")
+	assert.True(t, known)
+	assert.NoError(t, err)
+	assert.Equal(t, 65536, o.CoarseBytes)
+	known, _ = o.Set("torus", "2x2x2")
 	assert.False(t, known)
+	assert.Contains(t, names["crc_error_rate"], "allowed: a number in [0, 1)")
 	assert.Equal(t, "by-order", fabric.RouteByOrder.String())
 }
 

@@ -3,7 +3,10 @@ package fabric
 import (
 	"fmt"
 	"maps"
-	"strconv"
+	"strings"
+
+	"github.com/gopgas/gopgas/internal/option"
+	"github.com/gopgas/gopgas/internal/units"
 )
 
 // RoutingPolicy says which transactions are routed adaptively (the routing
@@ -41,15 +44,17 @@ type Options struct {
 	// routing hash.
 	HashAddress bool
 	// CRCErrorRate is the probability that a packet's CRC fails on a
-	// channel, which then sends it again, in [0, 1).
+	// channel, which then sends it again, in [0, 1) (finite).
 	CRCErrorRate float64
 	// TracePath, when set, is where Finish writes a trace of the run.
 	TracePath string
-	// Hazards is "", "off", "log" or "fail": what the hazard checker does
-	// (nothing, report to standard error, fail the run).
+	// Hazards is what the hazard checker does: nothing ("" or "off"),
+	// report to standard error ("log"), or fail the run ("fail").
 	Hazards string
 	// CoarseBytes is the size above which relaxed transfers move in
-	// coarse units of CoarsePackets packets; 0 means never.
+	// coarse units of CoarsePackets packets; 0 means never. The options
+	// allow CoarseBytes in [0, MaxCoarseBytes] and CoarsePackets in [1,
+	// MaxCoarsePackets].
 	CoarseBytes, CoarsePackets int
 }
 
@@ -58,60 +63,75 @@ func DefaultOptions(p Params) Options {
 	return Options{CoarseBytes: p.CoarseBytes, CoarsePackets: p.CoarsePackets}
 }
 
-// OptionNames describes the options Set knows, by name, with p's defaults,
-// and a backend's own options (backend) with them.
-func OptionNames(p Params, backend map[string]string) map[string]string {
-	names := map[string]string{
-		"routing":        "adaptive (default), deterministic, or by-order (deterministic for strict ordering, adaptive otherwise)",
-		"hash_address":   "true: deterministic routing hashes the remote address too",
-		"crc_error_rate": "probability that a packet's CRC fails on a link (retried)",
-		"trace":          "write a Chrome trace-event JSON file of the run here",
-		"coarse_packets": fmt.Sprintf("packets per coarse unit (default %d)", p.CoarsePackets),
-		"hazards":        "off, log or fail: report relaxed gets that read around a put to the same bytes",
-		"coarse_bytes":   fmt.Sprintf("relaxed transfers larger than this many bytes move in coarse units (default %d; 0: always packet by packet)", p.CoarseBytes),
+// The ranges of the coarse options.
+const (
+	// MaxCoarseBytes bounds coarse_bytes: no transfer is larger (the
+	// runtime's largest segment and chunk are 1 TiB).
+	MaxCoarseBytes = 1 << 40
+	// MaxCoarsePackets bounds coarse_packets, far below any overflow of a
+	// unit's bytes or packet count.
+	MaxCoarsePackets = 1 << 16
+	// MaxTracePathBytes bounds the trace option's path.
+	MaxTracePathBytes = 4096
+)
+
+var hazardModes = []string{"off", "log", "fail"}
+
+// optionDecls declares the options of every fabric, with p's defaults in
+// their help.
+func optionDecls(p Params) []option.Option[Options] {
+	return []option.Option[Options]{
+		option.Enum("routing", "which transactions route adaptively: all (adaptive, the default), none (deterministic), or all but the strictly ordered ones (by-order)",
+			routingNames[:], []RoutingPolicy{RouteAdaptive, RouteDeterministic, RouteByOrder},
+			func(o *Options, r RoutingPolicy) { o.Routing = r }),
+		option.Bool("hash_address", "true: deterministic routing hashes the remote address too",
+			func(o *Options, b bool) { o.HashAddress = b }),
+		option.Float("crc_error_rate", "probability that a packet's CRC fails on a link (retried)", 0, 1,
+			func(o *Options, f float64) { o.CRCErrorRate = f }),
+		option.String("trace", "write a Chrome trace-event JSON file of the run here", MaxTracePathBytes,
+			func(o *Options, s string) { o.TracePath = s }),
+		option.Int("coarse_packets", fmt.Sprintf("packets per coarse unit (default %d)", p.CoarsePackets), 1, MaxCoarsePackets,
+			func(o *Options, n int) { o.CoarsePackets = n }),
+		option.Enum("hazards", "report relaxed gets that read around a put to the same bytes: off (default), log to standard error, or fail the run",
+			hazardModes, hazardModes, func(o *Options, s string) { o.Hazards = s }),
+		option.Bytes("coarse_bytes", fmt.Sprintf("relaxed transfers larger than this move in coarse units (default %s; 0: always packet by packet)", units.FormatBytes(int64(p.CoarseBytes))),
+			0, MaxCoarseBytes, func(o *Options, n int) { o.CoarseBytes = n }),
 	}
+}
+
+// DeclareOptions declares the options every fabric has (routing,
+// hash_address, crc_error_rate, trace, hazards, coarse_bytes,
+// coarse_packets) for a backend whose options T hold an Options at field,
+// with p's defaults in their help: the backend adds them to its
+// option.Table.
+func DeclareOptions[T any](p Params, field func(*T) *Options) []option.Option[T] {
+	decls := optionDecls(p)
+	out := make([]option.Option[T], len(decls))
+	for i, d := range decls {
+		out[i] = option.Lift(d, field)
+	}
+	return out
+}
+
+// OptionNames describes the options every fabric has, by name, with p's
+// defaults, and a backend's own descriptions (backend) with them.
+func OptionNames(p Params, backend map[string]string) map[string]string {
+	names := option.New("fabric", optionDecls(p)...).Names()
 	maps.Copy(names, backend)
 	return names
 }
 
-// Set sets the option name to value. known is false if name is not one of
-// OptionNames; err says what is wrong with value (without the option's
-// name, which the caller adds).
+// setTable parses Set's options.
+var setTable = option.New("fabric", optionDecls(Params{})...)
+
+// Set sets the option name to value (both trimmed of surrounding
+// whitespace), as a backend's option.Table does. known is false if name is
+// not one of OptionNames; err says what is wrong with value (without the
+// option's name, which the caller adds), and o is then unchanged.
 func (o *Options) Set(name, value string) (known bool, err error) {
-	switch name {
-	case "routing":
-		err = fmt.Errorf("not adaptive, deterministic or by-order")
-		for r, s := range routingNames {
-			if s == value {
-				o.Routing, err = RoutingPolicy(r), nil
-			}
-		}
-	case "hash_address":
-		o.HashAddress, err = strconv.ParseBool(value)
-	case "crc_error_rate":
-		o.CRCErrorRate, err = strconv.ParseFloat(value, 64)
-		if err == nil && (o.CRCErrorRate < 0 || o.CRCErrorRate >= 1) {
-			err = fmt.Errorf("not in [0, 1)")
-		}
-	case "trace":
-		o.TracePath = value
-	case "coarse_bytes":
-		o.CoarseBytes, err = strconv.Atoi(value)
-		if err == nil && o.CoarseBytes < 0 {
-			err = fmt.Errorf("negative")
-		}
-	case "coarse_packets":
-		o.CoarsePackets, err = strconv.Atoi(value)
-		if err == nil && o.CoarsePackets < 1 {
-			err = fmt.Errorf("less than 1")
-		}
-	case "hazards":
-		if value != "off" && value != "log" && value != "fail" {
-			err = fmt.Errorf("not off, log or fail")
-		}
-		o.Hazards = value
-	default:
+	opt, ok := setTable.Option(strings.TrimSpace(name))
+	if !ok {
 		return false, nil
 	}
-	return true, err
+	return true, opt.Set(o, value)
 }

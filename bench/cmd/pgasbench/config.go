@@ -60,14 +60,14 @@ func (a *app) jobConfig(o *options) (pgas.Config, error) {
 	// replaces the variable entirely, so merge here).
 	opts := map[string]string{}
 	if v, ok := cfg.Env("PGAS_OPTIONS"); ok && v != "" {
-		for _, kv := range strings.Split(v, ",") {
-			k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			if !ok || k == "" {
-				return cfg, usagef("PGAS_OPTIONS=%q: %q is not key=value", v, kv)
-			}
-			opts[k] = val
+		env, err := conduit.ParseOptions(v)
+		if err != nil {
+			return cfg, usagef("PGAS_OPTIONS=%q: %v", v, err)
 		}
+		opts = env
 	}
+	// A --option value is whole, commas included (keys of both are
+	// trimmed).
 	for k, v := range o.options.vals {
 		opts[k] = v
 	}

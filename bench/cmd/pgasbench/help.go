@@ -111,7 +111,7 @@ func (a *app) commandUsage(w io.Writer, cmd *command) {
 func writeSettings(b *bufio.Writer, full bool) {
 	for _, backend := range slices.Sorted(maps.Keys(backendOptions)) {
 		opts := backendOptions[backend]
-		fmt.Fprintf(b, "Backend options of %s (--option key=value, or PGAS_OPTIONS=key=value,...):\n", backend)
+		fmt.Fprintf(b, "Backend options of %s (--option key=value, or PGAS_OPTIONS=key=value,...\nwhere an item without = continues the previous value: exclude=3,7-9):\n", backend)
 		for _, k := range slices.Sorted(maps.Keys(opts)) {
 			writeItem(b, k, opts[k])
 		}

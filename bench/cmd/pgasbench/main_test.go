@@ -503,3 +503,40 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("8: %v %v", s, err)
 	}
 }
+
+// Backend options with lists: PGAS_OPTIONS continues a value over items
+// without '=', --option keeps its whole value and wins over the variable,
+// and a bad list is a usage error naming the option or the item.
+func TestOptionLists(t *testing.T) {
+	run := []string{"put_latency", "--conduit", "aries", "--nodes", "4", "-m", "8:8", "-i", "2", "-x", "1"}
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{map[string]string{"PGAS_OPTIONS": "exclude=3,7-9,routing=adaptive"}, nil},
+		{nil, []string{"--option", "exclude=3,7-9", "--option", "routing=adaptive"}},
+		{map[string]string{"PGAS_OPTIONS": "exclude=9-7,routing=sideways"}, []string{"--option", "exclude=3,7-9", "--option", "routing=deterministic"}},
+	} {
+		r := pgasbench(t, c.env, false, append(run, c.args...)...)
+		if r.code != exitOK {
+			t.Errorf("%v %q: status %d, stderr %q", c.env, c.args, r.code, r.stderr)
+		}
+	}
+	for _, c := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"PGAS_OPTIONS": "exclude=3,9-7"}, nil, `option exclude="3,9-7": item "9-7": reversed range`},
+		{map[string]string{"PGAS_OPTIONS": "routing=adaptive,routing=deterministic"}, nil, `PGAS_OPTIONS="routing=adaptive,routing=deterministic": item "routing=deterministic": option routing given twice`},
+		{map[string]string{"PGAS_OPTIONS": "3,exclude=4"}, nil, `item "3" is not key=value`},
+		{nil, []string{"--option", "exclude=3,,4"}, `option exclude="3,,4": empty item`},
+		{nil, []string{"--option", "crc_error_rate=NaN"}, `option crc_error_rate="NaN": not a finite number`},
+		{nil, []string{"--option", "groups=1", "--option", "chassis=2"}, `options chassis="2" and groups="1": give at most one of cabinets, chassis, groups`},
+	} {
+		r := pgasbench(t, c.env, false, append(run, c.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v %q: status %d, stderr %q; want status 2 and %q", c.env, c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
