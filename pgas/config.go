@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/conduit/mpi"
 	"github.com/gopgas/gopgas/internal/units"
 )
 
@@ -36,11 +37,14 @@ const (
 // default; a set field wins over the environment. Every value is checked
 // when the job starts.
 type Config struct {
-	// Conduit names the backend: "smp" (shared memory), or a simulated
-	// network once registered. PGAS_CONDUIT.
+	// Conduit names the backend: "smp" (shared memory), "mpi" (one PE per
+	// process of an MPI launch; the default when an MPI launcher started
+	// the process), or a simulated network. PGAS_CONDUIT.
 	Conduit string
 	// PEs is the number of processing elements. PGAS_PES; the default is
-	// the backend's (on smp, the number of physical cores).
+	// the backend's (on smp, the number of physical cores; on mpi, the
+	// number of processes the launcher started, which a set value must
+	// equal).
 	PEs int
 	// PEsPerNode is how many consecutive ranks share a node; 0 lets the
 	// backend choose. PGAS_PES_PER_NODE.
@@ -155,9 +159,8 @@ type Setting struct {
 func Settings() []Setting { return settings }
 
 var settings = []Setting{
-	strSetting("PGAS_CONDUIT", "Conduit", "smp", "a registered backend: "+strings.Join(conduit.Backends(), ", "),
-		"the network backend", func(c *Config) *string { return &c.Conduit }),
-	intSetting("PGAS_PES", "PEs", "physical cores (smp)", 1, 1<<20, "number of PEs",
+	conduitSetting(),
+	intSetting("PGAS_PES", "PEs", "physical cores (smp); processes (mpi)", 1, 1<<20, "number of PEs",
 		func(c *Config) *int { return &c.PEs }, nil),
 	intSetting("PGAS_PES_PER_NODE", "PEsPerNode", "backend's choice", 0, 1<<20, "consecutive ranks per node (0: backend's choice)",
 		func(c *Config) *int { return &c.PEsPerNode }, nil),
@@ -320,6 +323,21 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 // maxTimeLimit bounds the time limits (a year), far from overflowing
 // picoseconds.
 const maxTimeLimit = 8760 * time.Hour
+
+// conduitSetting is PGAS_CONDUIT. Its default is smp, or mpi when an MPI
+// launcher started the process (mpi.Launcher: mpiexec, mpirun, srun), so
+// that `mpiexec -n 4 ./prog` runs one job of four PEs and not four jobs.
+func conduitSetting() Setting {
+	s := strSetting("PGAS_CONDUIT", "Conduit", "smp (mpi under an MPI launcher: mpiexec, mpirun, srun)", "a registered backend: "+strings.Join(conduit.Backends(), ", "),
+		"the network backend", func(c *Config) *string { return &c.Conduit })
+	s.def = func(c *Config) {
+		c.Conduit = "smp"
+		if _, _, _, ok := mpi.Launcher(c.lookupEnv); ok {
+			c.Conduit = mpi.Name
+		}
+	}
+	return s
+}
 
 func strSetting(env, field, def, allowed, doc string, f func(*Config) *string) Setting {
 	return Setting{

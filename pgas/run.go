@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/conduit/mpi"
 	// The backends register themselves by name.
 	_ "github.com/gopgas/gopgas/aries"
 	_ "github.com/gopgas/gopgas/conduit/smp"
@@ -127,10 +128,22 @@ func (pe *PE) finish() error {
 
 // Main runs the job and ends the process: on error it prints one line (the
 // error) to standard error, prefixed by the program name, and exits with
-// status 1. It is the usual body of a PGAS program's main function.
+// status 1. It is the usual body of a PGAS program's main function. It
+// calls Finalize before it returns or exits.
 func Main(cfg Config, program func(pe *PE) error) {
-	if err := Run(cfg, program); err != nil {
+	err := Run(cfg, program)
+	if ferr := Finalize(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
 		os.Exit(1)
 	}
 }
+
+// Finalize ends the process's use of a backend that lives as long as the
+// process: on the mpi backend it calls MPI_Finalize, which every process
+// of an MPI launch must do before it exits. No job can start after it.
+// Main calls it; a program that calls Run itself calls Finalize once its
+// last job has returned. It does nothing when no such backend was used.
+func Finalize() error { return mpi.Finalize() }

@@ -1,0 +1,578 @@
+//go:build mpi
+
+package mpi
+
+/*
+#include "gp.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// amoSlots is how many MPI atomics may be in flight at once (their
+// operands and results live in C memory until the flush that completes
+// them); past it, Post flushes to make room.
+const amoSlots = 1024
+
+// region is one registration: pinned Go memory (or the segment) that MPI
+// may hold a pointer to until the operation using it completes. A region
+// other than the segment is attached to the dynamic window so that other
+// PEs can name it.
+type region struct {
+	id       uint32
+	buf      []byte
+	pin      runtime.Pinner
+	addr     int64 // its address in the dynamic window
+	attached bool
+}
+
+func (r *region) contains(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= base && p+uintptr(len(b)) <= base+uintptr(len(r.buf))
+}
+
+func (r *region) overlaps(b []byte) bool {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p < base+uintptr(len(r.buf)) && base < p+uintptr(len(b))
+}
+
+// inflight is a posted operation waiting for the flush that completes it.
+type inflight struct {
+	d      *conduit.PostDesc
+	dyn    bool
+	slot   int // MPI atomic operand slot, or -1
+	kind   int
+	remote bool // send the destination-side event after the flush
+}
+
+// remoteRegion is what a PE learnt of another PE's registration.
+type remoteRegion struct {
+	addr  int64 // in the dynamic window, or the offset in the segment
+	bytes int64
+	ok    bool
+	seg   bool // inside the segment
+}
+
+type endpoint struct {
+	job      *job
+	rank     int
+	ordering conduit.OrderingMode
+
+	regs   map[uint32]*region
+	order  []*region // registrations, newest last, for Registered
+	nextID uint32
+
+	pending    []inflight
+	dirty      []int // targets with pending operations on the segment window
+	dirtyDyn   []int
+	isDirty    []uint8 // bit 0: segment window, bit 1: dynamic window
+	freeSlots  []int
+	localCQ    eventQueue
+	remoteCQ   []conduit.Event
+	amoWaiting map[uint64]*conduit.PostDesc // active-message atomics by sequence number
+	amoSeq     uint64
+	regCache   map[regKey]remoteRegion
+	regQuery   *regQuery
+
+	// Active messages.
+	nrecv    int
+	head     int   // next receive slot to hand out
+	held     []int // slots handed out by the last PollMessages
+	rdone    []bool
+	rsrc     []int
+	rlen     []int
+	inFlight []int // unfinished sends to each target
+	slotDest []int // target of each send slot (-1: none or control)
+	sendFree []int // free send slots
+	reaped   []C.int
+
+	progress int64 // things got done: completions, messages
+
+	done bool
+	coll collective
+}
+
+type regKey struct {
+	owner int
+	id    uint32
+}
+
+type regQuery struct {
+	key   regKey
+	reply *remoteRegion
+}
+
+func newEndpoint(j *job, nrecv int) *endpoint {
+	e := &endpoint{
+		job:        j,
+		rank:       j.rank,
+		ordering:   j.cfg.Ordering,
+		regs:       map[uint32]*region{},
+		nextID:     conduit.SegmentID + 1,
+		isDirty:    make([]uint8, j.size),
+		amoWaiting: map[uint64]*conduit.PostDesc{},
+		regCache:   map[regKey]remoteRegion{},
+		nrecv:      nrecv,
+		rdone:      make([]bool, nrecv),
+		rsrc:       make([]int, nrecv),
+		rlen:       make([]int, nrecv),
+		inFlight:   make([]int, j.size),
+		slotDest:   make([]int, int(j.c.nsend)),
+		reaped:     make([]C.int, 0, int(j.c.nsend)),
+	}
+	for i := range e.slotDest {
+		e.slotDest[i] = -1
+		e.sendFree = append(e.sendFree, len(e.slotDest)-1-i)
+	}
+	seg := &region{id: conduit.SegmentID, buf: j.seg}
+	e.regs[seg.id] = seg
+	e.order = append(e.order, seg)
+	e.freeSlots = make([]int, amoSlots)
+	for i := range e.freeSlots {
+		e.freeSlots[i] = amoSlots - 1 - i
+	}
+	return e
+}
+
+func (e *endpoint) Rank() int       { return e.rank }
+func (e *endpoint) Size() int       { return e.job.size }
+func (e *endpoint) Node(r int) int  { return e.job.nodeOf[r] }
+func (e *endpoint) Nodes() int      { return e.job.nodes }
+func (e *endpoint) Backend() string { return Name }
+
+// Caps: local buffers must be registered (pinned, so that MPI may keep a
+// pointer to them until the operation completes); every AMO exists (in
+// the mode amo=am the target performs it, in amo=mpi MPI does); peers on
+// this node are mapped for load/store, unless that would mix the CPU's
+// atomics with MPI's (amo=mpi on a job of several nodes); barriers and
+// allreduces are offloaded to MPI.
+func (e *endpoint) Caps() conduit.Caps {
+	return conduit.Caps{
+		NeedsRegisteredLocal: true,
+		AMO32:                true,
+		FloatAMO:             true,
+		DirectAccess:         e.job.directAccess(),
+		CollectiveOffload:    true,
+	}
+}
+
+func (j *job) directAccess() bool {
+	return !j.cfg.NoDirectAccess && (j.amo == amoAM || j.nodes == 1)
+}
+
+func (e *endpoint) Ordering() conduit.OrderingMode { return e.ordering }
+
+func (e *endpoint) SetOrdering(m conduit.OrderingMode) error {
+	switch m {
+	case conduit.OrderStrict, conduit.OrderDefault, conduit.OrderRelaxed:
+		e.ordering = m
+		return nil
+	}
+	return fmt.Errorf("mpi: PE %d: SetOrdering(%v): must be strict, default or relaxed", e.rank, m)
+}
+
+func (e *endpoint) Segment() []byte { return e.job.seg }
+
+func (e *endpoint) SegmentHandle(rank int) conduit.MemHandle {
+	if rank < 0 || rank >= e.job.size {
+		return conduit.MemHandle{}
+	}
+	return conduit.MemHandle{Owner: int32(rank), ID: conduit.SegmentID, Bytes: e.job.cfg.SegmentBytes}
+}
+
+func (e *endpoint) DirectSegment(rank int) []byte {
+	if !e.job.directAccess() || rank < 0 || rank >= e.job.size {
+		return nil
+	}
+	return e.job.direct[rank]
+}
+
+// Register pins buf and attaches it to the dynamic window, so that MPI
+// may use it as a local buffer and other PEs may name it. A buffer that
+// overlaps another registration is pinned but not attached again (MPI
+// does not allow attaching memory twice): other PEs cannot name it, and
+// their operations on it fail at the target.
+func (e *endpoint) Register(buf []byte) (conduit.MemHandle, error) {
+	if len(buf) == 0 {
+		return conduit.MemHandle{}, fmt.Errorf("mpi: PE %d: Register of an empty buffer", e.rank)
+	}
+	r := &region{id: e.nextID, buf: buf}
+	e.nextID++
+	r.pin.Pin(unsafe.SliceData(buf))
+	overlap := false
+	for _, o := range e.order {
+		if o.attached && o.overlaps(buf) {
+			overlap = true
+			break
+		}
+	}
+	if !overlap && !e.job.inSegment(buf) {
+		var addr C.int64_t
+		if err := check("MPI_Win_attach", e.rank, C.gp_attach(e.job.c, ptr(buf), C.int64_t(len(buf)), &addr)); err != nil {
+			r.pin.Unpin()
+			return conduit.MemHandle{}, err
+		}
+		r.addr, r.attached = int64(addr), true
+	}
+	e.regs[r.id] = r
+	e.order = append(e.order, r)
+	return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(buf))}, nil
+}
+
+func (j *job) inSegment(b []byte) bool {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(j.seg)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= base && p < base+uintptr(len(j.seg))
+}
+
+func (e *endpoint) Deregister(h conduit.MemHandle) error {
+	r := e.regs[h.ID]
+	if int(h.Owner) != e.rank || h.ID == conduit.SegmentID || r == nil {
+		return fmt.Errorf("mpi: PE %d: Deregister of handle %d of PE %d: not a registration of this PE", e.rank, h.ID, h.Owner)
+	}
+	if r.attached {
+		// Operations on it must be complete before MPI lets go of it.
+		if err := e.flushAll(); err != nil {
+			return err
+		}
+		if err := check("MPI_Win_detach", e.rank, C.gp_detach(e.job.c, ptr(r.buf))); err != nil {
+			return err
+		}
+	}
+	r.pin.Unpin()
+	delete(e.regs, h.ID)
+	for i, o := range e.order {
+		if o == r {
+			e.order = append(e.order[:i], e.order[i+1:]...)
+			break
+		}
+	}
+	return nil
+}
+
+func (e *endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
+	for i := len(e.order) - 1; i >= 0; i-- {
+		if r := e.order[i]; r.contains(buf) {
+			return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(r.buf))}, true
+		}
+	}
+	return conduit.MemHandle{}, false
+}
+
+// amoKind and amoOp map an AMO to MPI's datatype and operation (gp.c's
+// codes): unsigned types for the bitwise, arithmetic and unsigned
+// operations, signed ones for min and max, double for float add.
+func amoKind(op conduit.AMOOp, width uint8) int {
+	signed := op == conduit.AMOMin || op == conduit.AMOMax
+	switch {
+	case op == conduit.AMOFAdd:
+		return 4
+	case width == 4 && signed:
+		return 1
+	case width == 4:
+		return 0
+	case signed:
+		return 3
+	}
+	return 2
+}
+
+func amoOp(d *conduit.PostDesc) int {
+	switch d.AMO {
+	case conduit.AMOAdd, conduit.AMOFAdd:
+		return 0
+	case conduit.AMOAnd:
+		return 1
+	case conduit.AMOOr:
+		if d.Fetch && d.Operand == 0 {
+			return 7 // a read: MPI_NO_OP, allowed beside any operation
+		}
+		return 2
+	case conduit.AMOXor:
+		return 3
+	case conduit.AMOSwap:
+		return 4
+	case conduit.AMOMin, conduit.AMOUMin:
+		return 5
+	case conduit.AMOMax, conduit.AMOUMax:
+		return 6
+	}
+	return 8 // AMOCSwap
+}
+
+// Post starts the operation. A put or get goes to MPI at once
+// (MPI_Put/MPI_Get on the segment's window, or the dynamic window for
+// other registrations) and completes at the next flush: under strict
+// ordering Post flushes it at once, otherwise the next PollLocalCQ does.
+// An AMO is an MPI atomic (amo=mpi) or a request to the target (amo=am).
+func (e *endpoint) Post(d *conduit.PostDesc) error {
+	j := e.job
+	if err := conduit.CheckPost(d, j.size); err != nil {
+		return fmt.Errorf("mpi: PE %d: %w", e.rank, err)
+	}
+	if d.Flag != nil {
+		return fmt.Errorf("mpi: PE %d: post get with a flag word: %w", e.rank, conduit.ErrUnsupported)
+	}
+	if j.aborted {
+		return j.abortErr
+	}
+	order := d.Order
+	if order == conduit.OrderInherit {
+		order = e.ordering
+	}
+	strict := order == conduit.OrderStrict
+	dyn := d.Remote.ID != conduit.SegmentID
+	disp := d.RemoteOffset
+	if dyn {
+		rr, err := e.lookupRemote(d.Target, d.Remote.ID)
+		if err != nil {
+			return err
+		}
+		if !rr.ok || d.RemoteOffset+d.Bytes() > rr.bytes {
+			e.completeNow(d, conduit.StatusError, fmt.Sprintf("PE %d has no remotely accessible registration %d covering [%d,+%d)", d.Target, d.Remote.ID, d.RemoteOffset, d.Bytes()))
+			return nil
+		}
+		disp += rr.addr
+		if rr.seg {
+			dyn = false // a registration inside the segment
+		}
+	}
+	if d.Type != conduit.AMO {
+		if err := e.checkLocal(d); err != nil {
+			return err
+		}
+	}
+	var rc C.int
+	call := ""
+	f := inflight{d: d, dyn: dyn, slot: -1, remote: d.RemoteEvent && d.Type == conduit.Put}
+	switch d.Type {
+	case conduit.Put:
+		call = "MPI_Put"
+		rc = C.gp_put(j.c, C.int(boolInt(dyn)), ptr(d.Local), C.int64_t(len(d.Local)), C.int(d.Target), C.int64_t(disp))
+	case conduit.Get:
+		call = "MPI_Get"
+		rc = C.gp_get(j.c, C.int(boolInt(dyn)), ptr(d.Local), C.int64_t(len(d.Local)), C.int(d.Target), C.int64_t(disp))
+	case conduit.AMO:
+		if j.amo == amoAM {
+			return e.postAMOMessage(d, strict)
+		}
+		if len(e.freeSlots) == 0 {
+			if err := e.flushAll(); err != nil {
+				return err
+			}
+		}
+		f.slot = e.freeSlots[len(e.freeSlots)-1]
+		e.freeSlots = e.freeSlots[:len(e.freeSlots)-1]
+		f.kind = amoKind(d.AMO, d.Width)
+		op := amoOp(d)
+		call = map[int]string{8: "MPI_Compare_and_swap"}[op]
+		if call == "" {
+			call = "MPI_Fetch_and_op"
+			if !d.Fetch {
+				call = "MPI_Accumulate"
+			}
+		}
+		rc = C.gp_amo(j.c, C.int(boolInt(dyn)), C.int(f.slot), C.int(f.kind), C.int(op), C.int(boolInt(d.Fetch)), C.int(d.Target), C.int64_t(disp), C.uint64_t(d.Operand), C.uint64_t(d.Compare))
+	}
+	if err := check(call, e.rank, rc); err != nil {
+		if f.slot >= 0 {
+			e.freeSlots = append(e.freeSlots, f.slot)
+		}
+		return fmt.Errorf("%w (%v of %d bytes to PE %d at offset %d)", err, d.Type, d.Bytes(), d.Target, d.RemoteOffset)
+	}
+	e.pending = append(e.pending, f)
+	bit := uint8(1)
+	if dyn {
+		bit = 2
+	}
+	if e.isDirty[d.Target]&bit == 0 {
+		e.isDirty[d.Target] |= bit
+		if dyn {
+			e.dirtyDyn = append(e.dirtyDyn, d.Target)
+		} else {
+			e.dirty = append(e.dirty, d.Target)
+		}
+	}
+	if strict {
+		// Strict: nothing overtakes, so each operation is complete
+		// before the next is issued.
+		return e.flush()
+	}
+	return nil
+}
+
+// checkLocal checks that a put's or get's local buffer lies in this PE's
+// registration LocalMem.
+func (e *endpoint) checkLocal(d *conduit.PostDesc) error {
+	r := e.regs[d.LocalMem.ID]
+	if int(d.LocalMem.Owner) != e.rank || r == nil || !r.contains(d.Local) {
+		return fmt.Errorf("mpi: PE %d: post %v to PE %d: local buffer of %d bytes is not inside registration %d (the mpi backend requires registered local memory)",
+			e.rank, d.Type, d.Target, len(d.Local), d.LocalMem.ID)
+	}
+	return nil
+}
+
+// completeNow queues the completion of a descriptor that went nowhere.
+func (e *endpoint) completeNow(d *conduit.PostDesc, st conduit.Status, detail string) {
+	e.localCQ.push(conduit.Event{Desc: d, Status: st, Detail: detail})
+}
+
+// flush completes every pending operation: MPI_Win_flush to each target
+// with pending operations (MPI_Win_flush_all past a few targets), after
+// which puts are complete at their targets, gets' data is in the local
+// buffers, and atomics have their results.
+func (e *endpoint) flush() error {
+	if len(e.pending) == 0 {
+		return nil
+	}
+	j := e.job
+	var err error
+	for w, list := range [2][]int{e.dirty, e.dirtyDyn} {
+		if len(list) == 0 || err != nil {
+			continue
+		}
+		if len(list) > 4 {
+			err = check("MPI_Win_flush_all", e.rank, C.gp_flush_all(j.c, C.int(w)))
+		} else {
+			for _, t := range list {
+				if err = check("MPI_Win_flush", e.rank, C.gp_flush(j.c, C.int(w), C.int(t))); err != nil {
+					break
+				}
+			}
+		}
+	}
+	for _, t := range e.dirty {
+		e.isDirty[t] = 0
+	}
+	for _, t := range e.dirtyDyn {
+		e.isDirty[t] = 0
+	}
+	e.dirty, e.dirtyDyn = e.dirty[:0], e.dirtyDyn[:0]
+	for i := range e.pending {
+		f := &e.pending[i]
+		ev := conduit.Event{Desc: f.d}
+		if err != nil {
+			ev.Status, ev.Detail = conduit.StatusError, err.Error()
+		} else {
+			if f.slot >= 0 && f.d.Fetch {
+				f.d.Result = uint64(C.gp_amo_result(j.c, C.int(f.slot), C.int(f.kind)))
+			}
+			if f.remote {
+				if serr := e.job.sendCtl(f.d.Target, tagRemoteEvent, u64bytes(f.d.RemoteData)); serr != nil {
+					ev.Status, ev.Detail = conduit.StatusError, serr.Error()
+				}
+			}
+		}
+		if f.slot >= 0 {
+			e.freeSlots = append(e.freeSlots, f.slot)
+		}
+		e.localCQ.push(ev)
+		*f = inflight{}
+	}
+	e.pending = e.pending[:0]
+	return nil
+}
+
+// flushAll completes everything, for callers outside the completion path.
+func (e *endpoint) flushAll() error {
+	return e.flush()
+}
+
+// PollLocalCQ flushes what is pending and hands out completions.
+func (e *endpoint) PollLocalCQ(evs []conduit.Event) int {
+	if e.localCQ.empty() {
+		_ = e.flush() // a failure is carried by the events
+	}
+	n := e.localCQ.pop(evs)
+	e.progress += int64(n)
+	return n
+}
+
+// PollRemoteCQ hands out destination-side events of puts.
+func (e *endpoint) PollRemoteCQ(evs []conduit.Event) int {
+	n := copy(evs, e.remoteCQ)
+	rest := copy(e.remoteCQ, e.remoteCQ[n:])
+	clear(e.remoteCQ[rest:])
+	e.remoteCQ = e.remoteCQ[:rest]
+	e.progress += int64(n)
+	return n
+}
+
+func (e *endpoint) MaxMessageHeader() int  { return MaxHeaderBytes }
+func (e *endpoint) MaxMessagePayload() int { return MaxPayloadBytes }
+
+func (e *endpoint) Now() conduit.Time     { return e.job.now() }
+func (e *endpoint) Charge(_ conduit.Time) {}
+
+// Done starts the done barrier (MPI_Ibarrier); AllDone tests it.
+func (e *endpoint) Done() {
+	if e.done {
+		return
+	}
+	e.done = true
+	j := e.job
+	if err := check("MPI_Ibarrier (done)", e.rank, C.gp_done_start(j.c)); err != nil {
+		j.fail(err)
+		proc.broken.Store(true)
+	}
+	j.dl.report(stateDone, "")
+}
+
+func (e *endpoint) AllDone() bool {
+	j := e.job
+	if j.allDone {
+		return true
+	}
+	if !e.done {
+		return false
+	}
+	var done C.int
+	if err := check("MPI_Test (done barrier)", e.rank, C.gp_done_test(j.c, &done)); err != nil {
+		j.fail(err)
+		return false
+	}
+	j.allDone = done != 0
+	return j.allDone
+}
+
+func (e *endpoint) Err() error {
+	if e.job.aborted {
+		return e.job.abortErr
+	}
+	return nil
+}
+
+// eventQueue is a FIFO owned by one goroutine.
+type eventQueue struct {
+	evs  []conduit.Event
+	head int
+}
+
+func (q *eventQueue) empty() bool { return q.head == len(q.evs) }
+
+func (q *eventQueue) push(ev conduit.Event) { q.evs = append(q.evs, ev) }
+
+func (q *eventQueue) pop(dst []conduit.Event) int {
+	if q.head == len(q.evs) {
+		return 0
+	}
+	n := copy(dst, q.evs[q.head:])
+	q.head += n
+	if q.head == len(q.evs) {
+		clear(q.evs)
+		q.evs = q.evs[:0]
+		q.head = 0
+	}
+	return n
+}

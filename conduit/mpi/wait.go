@@ -1,0 +1,246 @@
+//go:build mpi
+
+package mpi
+
+/*
+#include "gp.h"
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// Every slowEvery polls a wait reads the clock and looks at the control
+// messages.
+const slowEvery = 256
+
+// WaitFor polls w until it is ready. Before every poll it calls
+// MPI_Win_sync on the segment's window: the runtime polls words of its
+// own segment that other PEs write with MPI_Put (barrier flags, lock
+// words), and in MPI's unified memory model MPI_Win_sync is what makes
+// such a write visible to the process's loads. The polls themselves
+// drive MPI's progress (PollLocalCQ flushes, PollMessages tests the
+// receives and probes the control communicator).
+//
+// A wait that has made no progress for half the stall timeout is reported
+// to rank 0; rank 0 declares the job deadlocked when every PE has been
+// waiting without progress, or has finished, for another half
+// (JobConfig.StallTimeout in all), and tells every PE.
+func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
+	j := e.job
+	var (
+		since    time.Time // when this wait began, read on the slow path
+		quiet    time.Time // since when it has made no progress
+		progress = e.progress
+		reported bool
+	)
+	for i := 1; ; i++ {
+		C.gp_win_sync(j.c)
+		ok, err := w.Ready()
+		if ok || err != nil {
+			C.gp_win_sync(j.c)
+			if reported {
+				j.dl.report(stateBusy, "")
+			}
+			return err
+		}
+		if j.aborted {
+			return j.abortErr
+		}
+		if j.oversubscribed || i%64 == 0 {
+			// More processes than processors on this node (or a long
+			// wait on a busy one): let the process this PE waits for
+			// run.
+			C.gp_yield()
+		}
+		if i%slowEvery != 0 {
+			continue
+		}
+		j.pollCtl()
+		if j.aborted {
+			return j.abortErr
+		}
+		now := time.Now()
+		if since.IsZero() {
+			since, quiet = now, now
+			continue
+		}
+		if e.progress != progress {
+			progress, quiet = e.progress, now
+			if reported {
+				reported = false
+				j.dl.report(stateBusy, "")
+			}
+		} else if !reported && now.Sub(quiet) >= j.stall/2 {
+			reported = true
+			j.dl.report(stateWaiting, what)
+		}
+		if lim := j.cfg.WallTimeLimit; lim > 0 && now.Sub(j.start) >= lim {
+			j.fail(&conduit.LimitError{Limit: "wall-clock time limit", Value: lim.String(), Doing: map[int]string{e.rank: "waits for " + what}, At: j.now()})
+			return j.abortErr
+		}
+		j.dl.check(now)
+		if j.aborted {
+			return j.abortErr
+		}
+	}
+}
+
+// PE states for deadlock detection.
+const (
+	stateBusy    = 0
+	stateWaiting = 1
+	stateDone    = 2
+)
+
+// deadlock is the detection: every PE reports its changes of state to
+// rank 0, which keeps the table.
+type deadlock struct {
+	j       *job
+	states  []byte   // rank 0: each PE's state
+	what    []string // rank 0: what each waiting PE waits for
+	changed time.Time
+	mine    byte
+}
+
+func (d *deadlock) init(j *job) {
+	d.j = j
+	if j.rank == 0 {
+		d.states = make([]byte, j.size)
+		d.what = make([]string, j.size)
+		d.changed = time.Now()
+	}
+}
+
+// report tells rank 0 of this PE's new state.
+func (d *deadlock) report(state byte, what string) {
+	j := d.j
+	if d.mine == state && state != stateWaiting {
+		return
+	}
+	d.mine = state
+	if j.rank == 0 {
+		d.set(0, state, what)
+		return
+	}
+	if len(what) > 1000 {
+		what = what[:1000]
+	}
+	// A failure to report only delays detection; the job goes on.
+	_ = j.sendCtl(0, tagStatus, append([]byte{state}, what...))
+}
+
+// status records a report that reached rank 0.
+func (d *deadlock) status(src int, b []byte) {
+	if d.states == nil || len(b) == 0 || src < 0 || src >= len(d.states) {
+		return
+	}
+	d.set(src, b[0], string(b[1:]))
+}
+
+func (d *deadlock) set(r int, state byte, what string) {
+	d.states[r], d.what[r] = state, what
+	d.changed = time.Now()
+}
+
+// check, on rank 0, ends the job if every PE has been waiting or done,
+// with no report, for half the stall timeout, and at least one waits.
+func (d *deadlock) check(now time.Time) {
+	j := d.j
+	if d.states == nil || j.aborted {
+		return
+	}
+	waiting := false
+	for _, s := range d.states {
+		switch s {
+		case stateBusy:
+			return
+		case stateWaiting:
+			waiting = true
+		}
+	}
+	if !waiting || now.Sub(d.changed) < j.stall/2 {
+		return
+	}
+	err := &conduit.DeadlockError{Waiting: map[int]string{}, At: j.now()}
+	for r, s := range d.states {
+		if s == stateDone {
+			err.Finished = append(err.Finished, r)
+		} else {
+			err.Waiting[r] = d.what[r]
+		}
+	}
+	msg := encodeDeadlock(err)
+	for r := 1; r < j.size; r++ {
+		_ = j.sendCtl(r, tagDeadlock, msg)
+	}
+	j.abortedBy(0, err, err)
+}
+
+// encodeDeadlock writes the report: the clock, then each waiting PE's
+// rank and what it waits for, then the finished ranks.
+func encodeDeadlock(d *conduit.DeadlockError) []byte {
+	le := binary.LittleEndian
+	b := le.AppendUint64(nil, uint64(d.At))
+	b = le.AppendUint32(b, uint32(len(d.Waiting)))
+	ranks := make([]int, 0, len(d.Waiting))
+	for r := range d.Waiting {
+		ranks = append(ranks, r)
+	}
+	slices.Sort(ranks)
+	for _, r := range ranks {
+		b = le.AppendUint32(b, uint32(r))
+		b = le.AppendUint32(b, uint32(len(d.Waiting[r])))
+		b = append(b, d.Waiting[r]...)
+	}
+	b = le.AppendUint32(b, uint32(len(d.Finished)))
+	for _, r := range d.Finished {
+		b = le.AppendUint32(b, uint32(r))
+	}
+	return b
+}
+
+func decodeDeadlock(b []byte) *conduit.DeadlockError {
+	le := binary.LittleEndian
+	d := &conduit.DeadlockError{Waiting: map[int]string{}}
+	bad := func() *conduit.DeadlockError {
+		d.Waiting[-1] = fmt.Sprintf("(a malformed deadlock report of %d bytes)", len(b))
+		return d
+	}
+	if len(b) < 12 {
+		return bad()
+	}
+	d.At = conduit.Time(le.Uint64(b))
+	n := int(le.Uint32(b[8:]))
+	b = b[12:]
+	for range n {
+		if len(b) < 8 {
+			return bad()
+		}
+		r, l := int(le.Uint32(b)), int(le.Uint32(b[4:]))
+		if len(b) < 8+l {
+			return bad()
+		}
+		d.Waiting[r] = string(b[8 : 8+l])
+		b = b[8+l:]
+	}
+	if len(b) < 4 {
+		return bad()
+	}
+	n = int(le.Uint32(b))
+	b = b[4:]
+	for range n {
+		if len(b) < 4 {
+			return bad()
+		}
+		d.Finished = append(d.Finished, int(le.Uint32(b)))
+		b = b[4:]
+	}
+	return d
+}
