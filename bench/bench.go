@@ -180,6 +180,11 @@ type Result struct {
 	Report pgas.Report
 	// Points are the figures by size.
 	Points []Point
+	// Rank0 says this process ran rank 0, which measures and fills the
+	// figures. It is false only in the other processes of an MPI launch
+	// (the mpi backend runs one PE per process), whose Result holds no
+	// figures and should not be printed.
+	Rank0 bool
 }
 
 // TimeBase says how the result was timed.
@@ -245,6 +250,10 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 		return pgas.Config{}, nil, fmt.Errorf("%w: %s: %v", ErrBadSetup, j.name, err)
 	}
 	cfg.PEs, cfg.PEsPerNode = pes, ppn
+	if cfg.Conduit == "mpi" {
+		// The launcher places the processes (mpiexec -n, -ppn).
+		cfg.PEsPerNode = 0
+	}
 	switch s.Mechanism {
 	case FMA:
 		cfg.FMARDMACutover = 1 << 30
@@ -291,6 +300,7 @@ func (s Setup) run(j *job, program func(pe *pgas.PE, r *Result) error) (*Result,
 	err = pgas.Run(cfg, func(pe *pgas.PE) error {
 		if pe.Rank() == 0 {
 			r.Conduit, r.Ordering, r.Simulated = pe.Conduit(), pe.Ordering(), pe.Simulated()
+			r.Rank0 = true
 		}
 		return program(pe, r)
 	})

@@ -102,6 +102,9 @@ func HeaderLines(run *Run) []string {
 	if r.Simulated {
 		lines = append(lines, fmt.Sprintf("Backend: %s (simulated network)", r.Conduit),
 			fmt.Sprintf("Topology: %s on %s, %s per node", plural(run.pes(), "PE"), plural(r.Nodes, "node"), plural(r.PPN, "PE")))
+	} else if r.Conduit == "mpi" {
+		lines = append(lines, fmt.Sprintf("Backend: %s (real)", r.Conduit),
+			fmt.Sprintf("PEs: %d (one per MPI process, placed by the launcher)", run.pes()))
 	} else {
 		lines = append(lines, fmt.Sprintf("Backend: %s (real)", r.Conduit),
 			fmt.Sprintf("PEs: %d (one process, shared memory; nominally %s x %s per node)", run.pes(), plural(r.Nodes, "node"), plural(r.PPN, "PE")))

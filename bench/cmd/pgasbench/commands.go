@@ -207,6 +207,9 @@ func runBench(a *app, _ context.Context, o *options) error {
 		}
 		return err
 	}
+	if !r.Rank0 {
+		return nil // another process of an MPI launch: rank 0's prints
+	}
 	run.Result = r
 	if err := report.Write(a.stdout, f, run); err != nil {
 		return fmt.Errorf("writing the output: %w", err)

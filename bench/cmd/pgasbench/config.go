@@ -92,6 +92,9 @@ func checkConfig(cfg pgas.Config, nodes, ppn int) error {
 		ppn = 1
 	}
 	c.PEs, c.PEsPerNode = nodes*ppn, ppn
+	if rc, err := c.Resolve(); err == nil && rc.Conduit == "mpi" {
+		c.PEsPerNode = 0 // the MPI launcher places the processes
+	}
 	c.Report = nil
 	return pgas.Run(c, func(*pgas.PE) error { return nil })
 }

@@ -16,8 +16,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+
+	"github.com/gopgas/gopgas/pgas"
 )
 
 func main() {
@@ -34,7 +37,12 @@ func main() {
 			return ctx, stop
 		},
 	}
-	os.Exit(a.run(context.Background(), os.Args[1:]))
+	code := a.run(context.Background(), os.Args[1:])
+	if err := pgas.Finalize(); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "pgasbench:", err)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // isTerminal says whether f is a character device (a terminal), without a
