@@ -375,7 +375,7 @@ type metatBlock struct{ pe, b int }
 
 func (g *metatGen) draw() *metatProg {
 	p := &metatProg{
-		pes:        g.intRange(2, 5, "pes"),
+		pes:        g.intRange(metatMinPEs, metatMaxPEs, "pes"),
 		blockBytes: rapid.SampledFrom([]int{16, 100, 1000, 5000}).Draw(g.t, "blockBytes"),
 		blocks:     g.intRange(1, 5, "blocks"),
 		initSeed:   rapid.Uint64().Draw(g.t, "initSeed"),
@@ -972,6 +972,9 @@ func (p *metatProg) exec(cfg pgas.Config) (metatStats, error) {
 			}
 		}
 		stats[me].add(pe)
+		if metatShare != nil {
+			return metatShare(pe, p)
+		}
 		return nil
 	})
 	var total metatStats
@@ -1064,6 +1067,14 @@ func (p *metatProg) String() string {
 	}
 	return b.String()
 }
+
+// The number of PEs a program draws, and what a PE does at the end of a
+// program: the test under mpiexec (mpi_test.go) draws the launch's size
+// and shares the fetched values, as its PEs run in separate processes.
+var (
+	metatMinPEs, metatMaxPEs = 2, 5
+	metatShare               func(pe *pgas.PE, p *metatProg) error
+)
 
 // metatBase is the metamorphic job: small cutovers, so that blocks of a few
 // kilobytes take every path of the transport.

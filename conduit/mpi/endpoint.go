@@ -158,14 +158,24 @@ func (e *endpoint) Backend() string { return Name }
 // atomics with MPI's (amo=mpi on a job of several nodes); barriers and
 // allreduces are offloaded to MPI.
 func (e *endpoint) Caps() conduit.Caps {
-	return conduit.Caps{
+	c := conduit.Caps{
 		NeedsRegisteredLocal: true,
 		AMO32:                true,
 		FloatAMO:             true,
 		DirectAccess:         e.job.directAccess(),
 		CollectiveOffload:    true,
 	}
+	if e.job.amo == amoMPI {
+		// MPICH 4.0's MPI_MIN and MPI_MAX on MPI_UINT64_T compare as
+		// signed (this backend's tests found it): unsigned minimum and
+		// maximum are left to the runtime's compare-and-swap loop.
+		c.AMOOps = mpiAMOOps
+	}
+	return c
 }
+
+var mpiAMOOps = conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOAnd, conduit.AMOOr, conduit.AMOXor, conduit.AMOSwap,
+	conduit.AMOCSwap, conduit.AMOMin, conduit.AMOMax, conduit.AMOFAdd)
 
 func (j *job) directAccess() bool {
 	return !j.cfg.NoDirectAccess && (j.amo == amoAM || j.nodes == 1)

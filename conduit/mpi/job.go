@@ -423,6 +423,16 @@ func (j *job) teardown() error {
 // free releases the job's MPI objects (collectively: the windows' frees
 // synchronise).
 func (j *job) free() error {
+	if j.ep != nil {
+		// The runtime keeps its registrations to the end; the windows'
+		// frees below let go of them in MPI, and the pins go here.
+		for _, r := range j.ep.order {
+			if r.id != conduit.SegmentID {
+				r.pin.Unpin()
+			}
+		}
+		j.ep.order, j.ep.regs = nil, nil
+	}
 	var where C.int
 	rc := C.gp_free(j.c, &where)
 	j.c = nil

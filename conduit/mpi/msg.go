@@ -9,7 +9,6 @@ import "C"
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -261,8 +260,9 @@ func (j *job) handleCtl(src, tag int, buf []byte) {
 	e := j.ep
 	switch tag {
 	case tagAbort:
-		text := string(buf)
-		j.abortedBy(src, errors.New(text), fmt.Errorf("%w: PE %d failed: %s", conduit.ErrJobAborted, src, text))
+		// This process's Run returns the abort too: its PE did not fail.
+		err := fmt.Errorf("%w: PE %d failed: %s", conduit.ErrJobAborted, src, buf)
+		j.abortedBy(src, err, err)
 	case tagStatus:
 		j.dl.status(src, buf)
 	case tagDeadlock:
