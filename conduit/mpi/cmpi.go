@@ -49,6 +49,12 @@ func check(call string, rank int, rc C.int) error {
 	return &mpiError{call: call, rank: rank, code: int(rc), text: C.GoString(&buf[0])}
 }
 
+// errRank is MPI_ERR_RANK, for the tests.
+const errRank = int(C.MPI_ERR_RANK)
+
+// errorFor is check for a plain code, for the tests.
+func errorFor(call string, rank, code int) error { return check(call, rank, C.int(code)) }
+
 // libraryVersion is MPI_Get_library_version's first line.
 func libraryVersion() string {
 	var buf [C.MPI_MAX_LIBRARY_VERSION_STRING + 1]C.char

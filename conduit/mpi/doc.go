@@ -1,0 +1,151 @@
+// Package mpi is the conduit over MPI-3: a real multi-node backend whose
+// jobs are launched by mpiexec (or mpirun, or srun), one PE per process,
+// after the mapping of GASNet's mpi-conduit and of OSHMPI (OpenSHMEM over
+// MPI-3). It registers as "mpi".
+//
+// The backend needs cgo and an MPI library and is built only with the
+// build tag mpi (go build -tags mpi); without the tag the package
+// registers a stand-in whose Open says how to build it in, so the default
+// build stays pure Go. The C flags come from pkg-config's "mpi" package,
+// or, with the extra tag mpicc, from CGO_CFLAGS and CGO_LDFLAGS (set them
+// from `mpicc -show`, or from `pkg-config --cflags --libs mpich`).
+//
+// # Bootstrap
+//
+// The job is the launch: its size is MPI_COMM_WORLD's, the PE's rank is
+// the process's rank, and the nodes are the groups of
+// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), numbered in the order of
+// their lowest rank. JobConfig.PEs must equal the number of processes
+// (pgas: PGAS_PES unset or equal to it), and JobConfig.PEsPerNode must be
+// 0 or the number every node has: the launcher places the processes.
+// Every process must open the job with the same configuration; Open
+// compares the processes' settings (an MPI_Allreduce) and fails on every
+// process if they differ. A process may run several jobs, one after the
+// other, each with communicators and windows of its own.
+//
+// # Threading
+//
+// MPI is initialised once per process, on first use, by a goroutine that
+// locks itself to its OS thread for the life of the process and asks for
+// MPI_THREAD_FUNNELED. Every later MPI call is made on that thread: Open
+// and Run hand their work to it, and the PE's program runs there. One
+// thread is all one PE per process needs; MPI_THREAD_MULTIPLE would make
+// the library lock on every call for nothing. Finalize (called by
+// pgas.Main and pgas.Finalize) ends MPI; a process must call it before it
+// exits.
+//
+// # Segments and registered memory
+//
+// Each PE's segment is allocated with MPI_Win_allocate_shared over the
+// processes of its node, so that the PEs of a node can load and store
+// each other's segments (Caps.DirectAccess, through
+// MPI_Win_shared_query). When the job is one node that window is also the
+// one RMA goes through; otherwise a second window is created over
+// MPI_COMM_WORLD on the same memory (MPI_Win_create). Every window is in
+// a passive-target epoch from the start (MPI_Win_lock_all with
+// MPI_MODE_NOCHECK) until the end of the job, and must have MPI's unified
+// memory model (Open refuses a separate one). MPI_Win_free releases the
+// segments when Run returns.
+//
+// Local buffers must be registered (Caps.NeedsRegisteredLocal): MPI keeps
+// a pointer to an operation's buffer until the operation completes, which
+// cgo allows only for pinned memory. Register pins the buffer
+// (runtime.Pinner) and attaches it to a dynamic window
+// (MPI_Win_create_dynamic, MPI_Win_attach), so that other PEs can name it
+// too: a PE learns where another's registration lies by asking it once
+// over the control communicator. A buffer that overlaps an attached one
+// is pinned but not attached again.
+//
+// # RMA and ordering
+//
+// A put or get is an MPI_Put or MPI_Get; it completes at the next
+// MPI_Win_flush to its target (MPI_Win_flush_all past four targets),
+// after which a put is complete at the target and visible to every PE (a
+// stronger completion than the contract asks under default and relaxed
+// ordering), a get's data is in the local buffer and an MPI atomic has
+// its result. The ordering modes map as follows: under OrderStrict every
+// operation is flushed as Post issues it, so that nothing overtakes; under
+// OrderDefault and OrderRelaxed operations follow MPI's own rules, which
+// order nothing between puts and gets in flight (default is as relaxed
+// here), and PollLocalCQ flushes what is pending. Operations longer than
+// 1 GiB are issued in pieces (MPI counts are ints).
+//
+// The runtime polls words of its own segment that other PEs write with
+// MPI_Put (barrier flags, lock words). In the unified model such a write
+// becomes visible to the process's loads after MPI_Win_sync, so WaitFor
+// calls MPI_Win_sync before every poll and once more when the wait ends;
+// the polls themselves (flushes, MPI_Test on the receives, MPI_Iprobe)
+// drive MPI's progress.
+//
+// # Atomics and MPI's atomicity rule
+//
+// MPI makes accumulate operations on one location atomic only with
+// respect to each other with the same predefined datatype, and, under
+// the default accumulate_ops of same_op_no_op, only when they use the
+// same operation or MPI_NO_OP. A PGAS program mixes operations on one
+// word (the runtime's own lock mixes swap and compare-and-swap on its
+// tail word), and the CPU's atomics on a node's shared segments are not
+// MPI's. The backend therefore offers two ways, chosen by the option amo
+// (PGAS_OPTIONS=amo=am or amo=mpi):
+//
+//   - amo=am, the default: the target performs the atomic. The request
+//     travels over the control communicator; the target applies it with
+//     the CPU's atomics (conduit.ApplyAMO) when it polls, and replies
+//     with the old value. Every operation of the contract, 32- and
+//     64-bit and float64 add, is atomic with respect to every other and
+//     to the node's direct load/store access, whatever the mix, as with
+//     OSHMPI's active-message atomics. The target must poll (wait in the
+//     runtime) for its atomics to progress.
+//   - amo=mpi: MPI performs it, with MPI_Fetch_and_op (fetching),
+//     MPI_Accumulate (not fetching) and MPI_Compare_and_swap, on
+//     MPI_UINT32_T/MPI_UINT64_T (MPI_INT32_T/MPI_INT64_T for signed
+//     minimum and maximum, MPI_DOUBLE for float add); an atomic read (a
+//     fetching OR with 0) is MPI_NO_OP. No target involvement, but the
+//     program must keep MPI's rule: concurrent atomics on one word use
+//     one operation (and reads). Unsigned minimum and maximum are left to
+//     the runtime's compare-and-swap loop (MPICH 4.0.2 compares
+//     MPI_UINT64_T as signed in them). Direct load/store access is then
+//     offered only on a job of one node, where the runtime uses the CPU's
+//     atomics for every PE and MPI's for none.
+//
+// # Active messages
+//
+// Short messages go over a communicator of their own, duplicated from
+// MPI_COMM_WORLD: SendMessage copies header and payload into a send
+// buffer of C memory and starts an MPI_Isend; the receiver keeps a ring of
+// receives posted in advance (MPI_Irecv with MPI_ANY_SOURCE), which MPI
+// matches in posting order, so each sender's messages are handed out in
+// the order they were sent. PollMessages tests the ring's head, hands out
+// up to JobConfig.PeerBurst senders' messages and posts the previous
+// batch's receives again. A target's mailbox is JobConfig.MailboxSlots
+// unfinished sends; past them SendMessage returns ErrMailboxFull. The
+// runtime's credits work as on every backend.
+//
+// # Collectives
+//
+// The backend implements conduit.CollectiveOffload: the world's barrier
+// and single-value allreduces (sum, product, minimum, maximum; and, or,
+// xor of integers) are MPI_Ibarrier and MPI_Iallreduce on a communicator
+// of their own, tested by the runtime's wait loop. The runtime offloads
+// only the world team; split teams use its own algorithms.
+//
+// # Failure, deadlock and termination
+//
+// A PE whose program fails tells every other process over the control
+// communicator; their waits then fail with an error wrapping
+// conduit.ErrJobAborted that carries the failing PE's error, and their Run
+// returns it. A wait that has made no progress for half of
+// JobConfig.StallTimeout is reported to rank 0, which ends the job with a
+// *conduit.DeadlockError, sent to every process, once every PE has been
+// waiting or finished without a report for the other half. A wait past
+// JobConfig.WallTimeLimit ends the job with a *conduit.LimitError.
+//
+// Done starts an MPI_Ibarrier that AllDone tests. When the program has
+// returned, Run waits for it, completes the outstanding operations, sums
+// over all processes how many control and active messages each sent to
+// each (MPI_Iallreduce), receives what is still in flight to it, waits for
+// its own sends, and only then frees the windows and communicators, which
+// are collective: no message is left behind for the next job. A failed MPI
+// call returns an error naming the call, the PE and MPI's error string
+// (MPI_ERRORS_RETURN is set on every communicator and window).
+package mpi
