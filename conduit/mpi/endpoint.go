@@ -99,6 +99,9 @@ type endpoint struct {
 
 	progress int64 // things got done: completions, messages
 
+	inWait    bool // inside WaitFor
+	idlePolls int  // polls outside a wait that left operations pending
+
 	done bool
 	coll collective
 }
@@ -272,7 +275,11 @@ func (e *endpoint) Deregister(h conduit.MemHandle) error {
 }
 
 func (e *endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
-	for i := len(e.order) - 1; i >= 0; i-- {
+	// The segment first: most local buffers of transfers lie there.
+	if seg := e.order[0]; seg.contains(buf) {
+		return conduit.MemHandle{Owner: int32(e.rank), ID: seg.id, Bytes: int64(len(seg.buf))}, true
+	}
+	for i := len(e.order) - 1; i > 0; i-- {
 		if r := e.order[i]; r.contains(buf) {
 			return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(r.buf))}, true
 		}
@@ -499,10 +506,28 @@ func (e *endpoint) flushAll() error {
 	return e.flush()
 }
 
-// PollLocalCQ flushes what is pending and hands out completions.
+// flushBatch and idleFlush bound how long operations stay pending when
+// the runtime polls outside a wait (to reclaim descriptors while it posts
+// a window of operations, or in a program's own polling loop): they are
+// flushed once flushBatch are pending or after idleFlush polls. A poll
+// inside WaitFor flushes at once.
+const (
+	flushBatch = 64
+	idleFlush  = 8
+)
+
+// PollLocalCQ flushes what is pending and hands out completions. MPI has
+// no non-blocking flush, so an eager flush on every poll would complete
+// every few operations one by one while the runtime posts a window of
+// them; outside a wait the flush is batched (flushBatch, idleFlush).
 func (e *endpoint) PollLocalCQ(evs []conduit.Event) int {
-	if e.localCQ.empty() {
-		_ = e.flush() // a failure is carried by the events
+	if e.localCQ.empty() && len(e.pending) > 0 {
+		if e.inWait || len(e.pending) >= flushBatch || e.idlePolls >= idleFlush {
+			e.idlePolls = 0
+			_ = e.flush() // a failure is carried by the events
+		} else {
+			e.idlePolls++
+		}
 	}
 	n := e.localCQ.pop(evs)
 	e.progress += int64(n)

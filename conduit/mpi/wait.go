@@ -34,6 +34,9 @@ const slowEvery = 256
 // (JobConfig.StallTimeout in all), and tells every PE.
 func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 	j := e.job
+	outer := e.inWait
+	e.inWait = true
+	defer func() { e.inWait = outer }()
 	var (
 		since    time.Time // when this wait began, read on the slow path
 		quiet    time.Time // since when it has made no progress
