@@ -23,8 +23,10 @@
 //	})
 //
 // The same program runs unchanged on every backend: Config.Conduit (or
-// PGAS_CONDUIT) chooses the real shared-memory one ("smp", the default) or
-// a simulated network.
+// PGAS_CONDUIT) chooses the real shared-memory one ("smp", the default),
+// the real multi-node one over MPI ("mpi": one PE per process of an
+// mpiexec launch, built in with the build tag mpi, and the default when a
+// launcher started the process), or a simulated network.
 //
 // # Memory
 //

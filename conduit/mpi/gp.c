@@ -119,15 +119,18 @@ int gp_info(MPI_Info *info) {
 
 // gp_win_segment allocates this process's segment in memory shared with
 // the processes of its node (MPI_Win_allocate_shared on the node's
-// communicator), so that they can load and store it. When the node is the
-// whole job that window is also the one RMA goes through; otherwise a
-// second window over the world is created on the same memory.
-int gp_win_segment(gp_job *j, int64_t bytes, int whole, int *unified) {
+// communicator), so that they can load and store it, and creates the
+// window RMA goes through over the world on the same memory
+// (MPI_Win_create). RMA goes through that second window even when the
+// node is the whole job: MPICH 4.0 (ch4:ucx) moves large puts and gets to
+// a shared window's memory several times slower than to a created or
+// allocated window's.
+int gp_win_segment(gp_job *j, int64_t bytes, int *unified) {
 	MPI_Info info;
 	int rc = gp_info(&info);
 	if (rc != MPI_SUCCESS) return rc;
 	MPI_Info_set(info, "alloc_shared_noncontig", "true");
-	rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, whole ? MPI_COMM_WORLD : j->shm, &j->base, &j->shw);
+	rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, j->shm, &j->base, &j->shw);
 	if (rc != MPI_SUCCESS) {
 		MPI_Info_free(&info);
 		return rc;
@@ -141,23 +144,19 @@ int gp_win_segment(gp_job *j, int64_t bytes, int whole, int *unified) {
 		return rc;
 	}
 	j->locked_shw = 1;
-	if (whole) {
-		j->seg = j->shw;
-	} else {
-		rc = MPI_Win_create(j->base, (MPI_Aint)bytes, 1, info, MPI_COMM_WORLD, &j->seg);
-		if (rc != MPI_SUCCESS) {
-			MPI_Info_free(&info);
-			return rc;
-		}
-		j->have_seg = 1;
-		MPI_Win_set_errhandler(j->seg, MPI_ERRORS_RETURN);
-		rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, j->seg);
-		if (rc != MPI_SUCCESS) {
-			MPI_Info_free(&info);
-			return rc;
-		}
-		j->locked_seg = 1;
+	rc = MPI_Win_create(j->base, (MPI_Aint)bytes, 1, info, MPI_COMM_WORLD, &j->seg);
+	if (rc != MPI_SUCCESS) {
+		MPI_Info_free(&info);
+		return rc;
 	}
+	j->have_seg = 1;
+	MPI_Win_set_errhandler(j->seg, MPI_ERRORS_RETURN);
+	rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, j->seg);
+	if (rc != MPI_SUCCESS) {
+		MPI_Info_free(&info);
+		return rc;
+	}
+	j->locked_seg = 1;
 	MPI_Info_free(&info);
 	int *model = NULL, flag = 0;
 	rc = MPI_Win_get_attr(j->seg, MPI_WIN_MODEL, &model, &flag);

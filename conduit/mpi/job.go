@@ -63,7 +63,6 @@ type job struct {
 	nodes     int
 	nodeRank  int // rank in the node's communicator
 	nodeRanks []int
-	whole     bool // one node: the shared window is the RMA window
 	// oversubscribed: more processes on this node than processors, so
 	// waits yield the processor after every unproductive poll.
 	oversubscribed bool
@@ -203,10 +202,9 @@ func (j *job) open() error {
 			}
 		}
 	}
-	j.whole = int(nsize) == j.size
 	j.oversubscribed = int(nsize) > runtime.NumCPU()
 	var unified C.int
-	if err := check("MPI_Win_allocate_shared (the segment)", j.rank, C.gp_win_segment(j.c, C.int64_t(j.cfg.SegmentBytes), C.int(boolInt(j.whole)), &unified)); err != nil {
+	if err := check("MPI_Win_allocate_shared (the segment)", j.rank, C.gp_win_segment(j.c, C.int64_t(j.cfg.SegmentBytes), &unified)); err != nil {
 		return err
 	}
 	if unified == 0 {
@@ -219,11 +217,7 @@ func (j *job) open() error {
 			continue
 		}
 		var base unsafe.Pointer
-		q := j.nodeRanks[r]
-		if j.whole {
-			q = r
-		}
-		if err := check("MPI_Win_shared_query", j.rank, C.gp_shared_query(j.c, C.int(q), &base)); err != nil {
+		if err := check("MPI_Win_shared_query", j.rank, C.gp_shared_query(j.c, C.int(j.nodeRanks[r]), &base)); err != nil {
 			return err
 		}
 		j.direct[r] = unsafe.Slice((*byte)(base), j.cfg.SegmentBytes)
