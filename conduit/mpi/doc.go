@@ -36,14 +36,18 @@
 //
 // # Segments and registered memory
 //
-// Each PE's segment is allocated with MPI_Win_allocate_shared over the
-// processes of its node, so that the PEs of a node can load and store
-// each other's segments (Caps.DirectAccess, through
-// MPI_Win_shared_query), and RMA goes through a second window created
-// over MPI_COMM_WORLD on the same memory (MPI_Win_create): MPICH 4.0
-// (ch4:ucx) moves large puts and gets to a shared window's memory several
-// times slower than to a created one's (300 to 600 MB/s against 3 to
-// 5 GB/s at 256 KiB and 1 MiB on the development machine). Every window is in
+// When the runtime may load and store peers' segments
+// (Caps.DirectAccess: not with PGAS_DIRECT=off, nor with amo=mpi on a job
+// of several nodes), each PE's segment is allocated with
+// MPI_Win_allocate_shared over the processes of its node, which map each
+// other's segments (MPI_Win_shared_query), and RMA goes through a second
+// window created over MPI_COMM_WORLD on the same memory (MPI_Win_create):
+// MPICH 4.0 (ch4:ucx) moves large puts and gets to a shared window's
+// memory several times slower than to a created one's (0.3 to 0.6 GB/s
+// against 3 to 5 GB/s at 256 KiB and 1 MiB on the development machine).
+// Otherwise the segment is an MPI_Win_allocate window over
+// MPI_COMM_WORLD, whose memory MPI chooses; within a node MPICH maps such
+// a window itself and its RMA is the fastest it has. Every window is in
 // a passive-target epoch from the start (MPI_Win_lock_all with
 // MPI_MODE_NOCHECK) until the end of the job, and must have MPI's unified
 // memory model (Open refuses a separate one). MPI_Win_free releases the

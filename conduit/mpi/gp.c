@@ -117,18 +117,34 @@ int gp_info(MPI_Info *info) {
 	return MPI_SUCCESS;
 }
 
-// gp_win_segment allocates this process's segment in memory shared with
-// the processes of its node (MPI_Win_allocate_shared on the node's
-// communicator), so that they can load and store it, and creates the
-// window RMA goes through over the world on the same memory
-// (MPI_Win_create). RMA goes through that second window even when the
-// node is the whole job: MPICH 4.0 (ch4:ucx) moves large puts and gets to
-// a shared window's memory several times slower than to a created or
-// allocated window's.
-int gp_win_segment(gp_job *j, int64_t bytes, int *unified) {
+// gp_win_segment allocates this process's segment. With shared set it is
+// memory shared with the processes of its node (MPI_Win_allocate_shared
+// on the node's communicator), so that they can load and store it, and
+// RMA goes through a second window created over the world on the same
+// memory (MPI_Win_create): MPICH 4.0 (ch4:ucx) moves large puts and gets
+// to a shared window's memory several times slower than to a created or
+// allocated window's. Without shared it is an MPI_Win_allocate window over
+// the world, MPI's own choice of memory and its fastest RMA within a node
+// (MPICH maps it and copies directly).
+int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified) {
 	MPI_Info info;
 	int rc = gp_info(&info);
 	if (rc != MPI_SUCCESS) return rc;
+	if (!shared) {
+		rc = MPI_Win_allocate((MPI_Aint)bytes, 1, info, MPI_COMM_WORLD, &j->base, &j->seg);
+		MPI_Info_free(&info);
+		if (rc != MPI_SUCCESS) return rc;
+		j->have_seg = 1;
+		MPI_Win_set_errhandler(j->seg, MPI_ERRORS_RETURN);
+		memset(j->base, 0, bytes);
+		rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, j->seg);
+		if (rc != MPI_SUCCESS) return rc;
+		j->locked_seg = 1;
+		int *model = NULL, flag = 0;
+		rc = MPI_Win_get_attr(j->seg, MPI_WIN_MODEL, &model, &flag);
+		*unified = flag && *model == MPI_WIN_UNIFIED;
+		return rc;
+	}
 	MPI_Info_set(info, "alloc_shared_noncontig", "true");
 	rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, j->shm, &j->base, &j->shw);
 	if (rc != MPI_SUCCESS) {

@@ -51,7 +51,7 @@ int gp_node_leader(gp_job *j, int *leader);
 int gp_allgather_int(int v, int *out);
 int gp_check_config(int64_t *v, int n, int *same);
 int gp_info(MPI_Info *info);
-int gp_win_segment(gp_job *j, int64_t bytes, int *unified);
+int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified);
 int gp_shared_query(gp_job *j, int rank, void **base);
 int gp_win_dynamic(gp_job *j);
 int gp_attach(gp_job *j, void *p, int64_t n, int64_t *addr);

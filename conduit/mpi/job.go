@@ -204,7 +204,12 @@ func (j *job) open() error {
 	}
 	j.oversubscribed = int(nsize) > runtime.NumCPU()
 	var unified C.int
-	if err := check("MPI_Win_allocate_shared (the segment)", j.rank, C.gp_win_segment(j.c, C.int64_t(j.cfg.SegmentBytes), &unified)); err != nil {
+	shared := j.directAccess()
+	call := "MPI_Win_allocate (the segment)"
+	if shared {
+		call = "MPI_Win_allocate_shared, MPI_Win_create (the segment)"
+	}
+	if err := check(call, j.rank, C.gp_win_segment(j.c, C.int64_t(j.cfg.SegmentBytes), C.int(boolInt(shared)), &unified)); err != nil {
 		return err
 	}
 	if unified == 0 {
@@ -213,7 +218,7 @@ func (j *job) open() error {
 	j.seg = unsafe.Slice((*byte)(unsafe.Pointer(j.c.base)), j.cfg.SegmentBytes)
 	j.direct = make([][]byte, j.size)
 	for r := range j.size {
-		if j.nodeOf[r] != j.nodeOf[j.rank] {
+		if !shared || j.nodeOf[r] != j.nodeOf[j.rank] {
 			continue
 		}
 		var base unsafe.Pointer

@@ -20,8 +20,8 @@ import (
 // messages.
 const slowEvery = 256
 
-// WaitFor polls w until it is ready. Before every poll it calls
-// MPI_Win_sync on the segment's window: the runtime polls words of its
+// WaitFor polls w until it is ready. Before every poll but the first it
+// calls MPI_Win_sync on the segment's window: the runtime polls words of its
 // own segment that other PEs write with MPI_Put (barrier flags, lock
 // words), and in MPI's unified memory model MPI_Win_sync is what makes
 // such a write visible to the process's loads. The polls themselves
@@ -44,7 +44,9 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		reported bool
 	)
 	for i := 1; ; i++ {
-		C.gp_win_sync(j.c)
+		if i > 1 {
+			C.gp_win_sync(j.c)
+		}
 		ok, err := w.Ready()
 		if ok || err != nil {
 			C.gp_win_sync(j.c)
