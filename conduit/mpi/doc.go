@@ -45,17 +45,25 @@
 // MPICH 4.0 (ch4:ucx) moves large puts and gets to a shared window's
 // memory several times slower than to a created one's (0.3 to 0.6 GB/s
 // against 3 to 5 GB/s at 256 KiB and 1 MiB on the development machine).
-// Otherwise the segment is an MPI_Win_allocate window over
+// Otherwise, with MPICH, the segment is an MPI_Win_allocate window over
 // MPI_COMM_WORLD, whose memory MPI chooses; within a node MPICH maps such
-// a window itself and its RMA is the fastest it has. Every window is in
+// a window itself and its RMA is the fastest it has. With other libraries
+// the segment is always node-shared, and on a job of one node RMA goes
+// through the shared window itself: in this backend's tests Open MPI 4.1
+// crashed in MPI_Win_sync on an MPI_Win_allocate window and in
+// MPI_Compare_and_swap on a window created over node-shared memory (a job
+// of several nodes on Open MPI, which takes the created window, has not
+// been tried). Every window is in
 // a passive-target epoch from the start until the end of the job, and
 // must have MPI's unified memory model (Open refuses a separate one). The
-// segment's RMA window is opened with a shared lock on every process
-// (MPI_Win_lock with MPI_MODE_NOCHECK, which is what MPI_Win_lock_all
-// means) because MPICH 4.0 completes MPI_Win_flush to one target several
-// times faster inside a lock on that target (measured: 8-byte put and
-// flush 0.27 against 1.2 us, osu_put_latency's loop); the shared and
-// dynamic windows use MPI_Win_lock_all. MPI_Win_free releases the
+// segment's RMA window is opened, with MPICH, with a shared lock on every
+// process (MPI_Win_lock with MPI_MODE_NOCHECK, which is what
+// MPI_Win_lock_all means) because MPICH 4.0 completes MPI_Win_flush to
+// one target several times faster inside a lock on that target (measured
+// once on a quiet machine: 8-byte put and flush 0.27 against 1.2 us);
+// with other libraries, and for the shared and dynamic windows, with
+// MPI_Win_lock_all (Open MPI 4.1's MPI_Win_sync crashed on a window
+// locked target by target). MPI_Win_free releases the
 // segments when Run returns.
 //
 // Local buffers must be registered (Caps.NeedsRegisteredLocal): MPI keeps

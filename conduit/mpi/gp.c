@@ -117,13 +117,20 @@ int gp_info(MPI_Info *info) {
 	return MPI_SUCCESS;
 }
 
-// gp_lock_each opens a passive-target epoch on the segment's window to
-// every process: a shared lock on each (MPI_Win_lock with
-// MPI_MODE_NOCHECK), which is what MPI_Win_lock_all means, but MPICH 4.0
-// completes an MPI_Win_flush to one target several times faster inside a
-// lock on that target than inside MPI_Win_lock_all.
-int gp_lock_each(gp_job *j) {
+// gp_lock_seg opens a passive-target epoch on the segment's window to
+// every process: MPI_Win_lock_all, or with each a shared lock on each
+// process (MPI_Win_lock with MPI_MODE_NOCHECK), which means the same, but
+// MPICH 4.0 completes an MPI_Win_flush to one target several times faster
+// inside a lock on that target than inside MPI_Win_lock_all (Open MPI
+// 4.1's MPI_Win_sync crashed on a window locked that way, so it keeps
+// MPI_Win_lock_all).
+int gp_lock_seg(gp_job *j, int each) {
 	int n;
+	if (!each) {
+		int rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, j->seg);
+		if (rc == MPI_SUCCESS) j->locked_seg = -1;
+		return rc;
+	}
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	for (int t = 0; t < n; t++) {
 		int rc = MPI_Win_lock(MPI_LOCK_SHARED, t, MPI_MODE_NOCHECK, j->seg);
@@ -133,7 +140,11 @@ int gp_lock_each(gp_job *j) {
 	return MPI_SUCCESS;
 }
 
-// gp_win_segment allocates this process's segment. With shared set it is
+// gp_win_segment allocates this process's segment. With shared 2 (one
+// node, not MPICH) the segment is an MPI_Win_allocate_shared window over
+// the world and RMA goes through it: Open MPI 4.1 crashed in
+// MPI_Compare_and_swap on a window created over node-shared memory. With
+// shared 1 it is
 // memory shared with the processes of its node (MPI_Win_allocate_shared
 // on the node's communicator), so that they can load and store it, and
 // RMA goes through a second window created over the world on the same
@@ -142,7 +153,7 @@ int gp_lock_each(gp_job *j) {
 // allocated window's. Without shared it is an MPI_Win_allocate window over
 // the world, MPI's own choice of memory and its fastest RMA within a node
 // (MPICH maps it and copies directly).
-int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified) {
+int gp_win_segment(gp_job *j, int64_t bytes, int shared, int each, int *unified) {
 	MPI_Info info;
 	int rc = gp_info(&info);
 	if (rc != MPI_SUCCESS) return rc;
@@ -153,7 +164,7 @@ int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified) {
 		j->have_seg = 1;
 		MPI_Win_set_errhandler(j->seg, MPI_ERRORS_RETURN);
 		memset(j->base, 0, bytes);
-		rc = gp_lock_each(j);
+		rc = gp_lock_seg(j, each);
 		if (rc != MPI_SUCCESS) return rc;
 		int *model = NULL, flag = 0;
 		rc = MPI_Win_get_attr(j->seg, MPI_WIN_MODEL, &model, &flag);
@@ -175,6 +186,16 @@ int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified) {
 		return rc;
 	}
 	j->locked_shw = 1;
+	if (shared == 2) {
+		// The node is the whole job and RMA goes through the shared
+		// window itself.
+		j->seg = j->shw;
+		MPI_Info_free(&info);
+		int *model = NULL, flag = 0;
+		rc = MPI_Win_get_attr(j->seg, MPI_WIN_MODEL, &model, &flag);
+		*unified = flag && *model == MPI_WIN_UNIFIED;
+		return rc;
+	}
 	rc = MPI_Win_create(j->base, (MPI_Aint)bytes, 1, info, MPI_COMM_WORLD, &j->seg);
 	if (rc != MPI_SUCCESS) {
 		MPI_Info_free(&info);
@@ -182,7 +203,7 @@ int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified) {
 	}
 	j->have_seg = 1;
 	MPI_Win_set_errhandler(j->seg, MPI_ERRORS_RETURN);
-	rc = gp_lock_each(j);
+	rc = gp_lock_seg(j, each);
 	if (rc != MPI_SUCCESS) {
 		MPI_Info_free(&info);
 		return rc;
@@ -484,6 +505,10 @@ int gp_free(gp_job *j, int *where) {
 	for (int i = 0; i < j->nrecv && j->rreq; i++) {
 		r = gp_cancel_recv(j, i);
 		if (r != MPI_SUCCESS && rc == MPI_SUCCESS) { rc = r; *where = 1; }
+	}
+	if (j->locked_seg < 0) {
+		r = MPI_Win_unlock_all(j->seg);
+		if (r != MPI_SUCCESS && rc == MPI_SUCCESS) { rc = r; *where = 2; }
 	}
 	for (int t = 0; t < j->locked_seg; t++) {
 		r = MPI_Win_unlock(t, j->seg);

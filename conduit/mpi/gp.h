@@ -12,7 +12,7 @@ typedef struct {
 	MPI_Comm shm;
 	MPI_Win seg, shw, dyn;
 	int have_seg, have_shw, have_dyn, locked_shw, locked_dyn;
-	int locked_seg; // the segment's window is locked on ranks [0, locked_seg)
+	int locked_seg; // the segment's window is locked on ranks [0, locked_seg), or all (-1)
 	char *base;
 
 	// AM receive ring: nrecv slots of slot bytes, posted in ring order.
@@ -52,8 +52,8 @@ int gp_node_leader(gp_job *j, int *leader);
 int gp_allgather_int(int v, int *out);
 int gp_check_config(int64_t *v, int n, int *same);
 int gp_info(MPI_Info *info);
-int gp_lock_each(gp_job *j);
-int gp_win_segment(gp_job *j, int64_t bytes, int shared, int *unified);
+int gp_lock_seg(gp_job *j, int each);
+int gp_win_segment(gp_job *j, int64_t bytes, int shared, int each, int *unified);
 int gp_shared_query(gp_job *j, int rank, void **base);
 int gp_win_dynamic(gp_job *j);
 int gp_attach(gp_job *j, void *p, int64_t n, int64_t *addr);

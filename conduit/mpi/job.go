@@ -204,12 +204,26 @@ func (j *job) open() error {
 	}
 	j.oversubscribed = int(nsize) > runtime.NumCPU()
 	var unified C.int
-	shared := j.directAccess()
+	// Without direct access the segment is an MPI_Win_allocate window with
+	// MPICH (its fastest RMA); Open MPI 4.1 crashed in MPI_Win_sync on
+	// such a window in this backend's tests, so other libraries keep the
+	// shared segment and the created window.
+	mpich := strings.HasPrefix(proc.version, "MPICH")
+	shared := 0
+	switch {
+	case !mpich && j.nodes == 1:
+		// Open MPI 4.1 crashed in MPI_Compare_and_swap on a window
+		// created over node-shared memory: RMA goes through the shared
+		// window itself.
+		shared = 2
+	case j.directAccess() || !mpich:
+		shared = 1
+	}
 	call := "MPI_Win_allocate (the segment)"
-	if shared {
+	if shared > 0 {
 		call = "MPI_Win_allocate_shared, MPI_Win_create (the segment)"
 	}
-	if err := check(call, j.rank, C.gp_win_segment(j.c, C.int64_t(j.cfg.SegmentBytes), C.int(boolInt(shared)), &unified)); err != nil {
+	if err := check(call, j.rank, C.gp_win_segment(j.c, C.int64_t(j.cfg.SegmentBytes), C.int(shared), C.int(boolInt(mpich)), &unified)); err != nil {
 		return err
 	}
 	if unified == 0 {
@@ -218,7 +232,7 @@ func (j *job) open() error {
 	j.seg = unsafe.Slice((*byte)(unsafe.Pointer(j.c.base)), j.cfg.SegmentBytes)
 	j.direct = make([][]byte, j.size)
 	for r := range j.size {
-		if !shared || j.nodeOf[r] != j.nodeOf[j.rank] {
+		if !j.directAccess() || j.nodeOf[r] != j.nodeOf[j.rank] {
 			continue
 		}
 		var base unsafe.Pointer
