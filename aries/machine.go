@@ -148,6 +148,8 @@ func (w *network) config() fabric.Config {
 		Translate:   w.translate,
 		Registered:  w.registered,
 		Offload:     w.ce,
+
+		ReroutePause: w.opts.reroutePause,
 	}
 }
 

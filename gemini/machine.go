@@ -112,6 +112,8 @@ func (w *network) config() fabric.Config {
 		Location:    dieOf,
 		ChannelName: w.channelName,
 		Counters:    w.counters,
+
+		ReroutePause: w.opts.reroutePause,
 	}
 }
 
@@ -143,14 +145,33 @@ type options struct {
 	mseries        int
 	mseriesY       int
 	faults         []linkFault
+	reroutePause   Time
 }
 
+// linkFault is a failed or degraded connection: links of connection conn
+// of Gemini gemini towards its neighbour in dim and dir (0: all of them,
+// the connection fails), from the start of the job, or from time at when
+// timed.
 type linkFault struct {
 	gemini int
 	dim    Dim
 	dir    Dir
 	conn   int
 	links  int // links of the connection that failed; 0 means all
+	timed  bool
+	at     Time
+}
+
+// String formats the fault as the fail option gives it.
+func (f linkFault) String() string {
+	s := fmt.Sprintf("%d:%v:%v:%d", f.gemini, f.dim, f.dir, f.conn)
+	if f.links > 0 {
+		s += fmt.Sprintf(":%d", f.links)
+	}
+	if f.timed {
+		s += "@" + fabric.FormatFaultTime(f.at)
+	}
+	return s
 }
 
 // OptionNames lists the backend options and what they mean.
@@ -158,18 +179,19 @@ var OptionNames = optionNames()
 
 func optionNames() map[string]string {
 	return fabric.OptionNames(params, map[string]string{
-		"torus":     "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
-		"cabinets":  "build the Table 1 system of this many cabinets per row",
-		"rows":      "rows of cabinets, with cabinets (default 1)",
-		"mseries":   "build an m-series 2D torus of this many cabinets",
-		"mseries_y": "the y size of a one-cabinet m-series system: 4, 8 or 12",
-		"y_open":    "true: the y dimension is open (not a ring)",
-		"fail":      "failed connections: gemini:dim:dir:conn[:links] separated by ';', e.g. 0:x:+:0 or 0:x:+:1:1",
+		"torus":         "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
+		"cabinets":      "build the Table 1 system of this many cabinets per row",
+		"rows":          "rows of cabinets, with cabinets (default 1)",
+		"mseries":       "build an m-series 2D torus of this many cabinets",
+		"mseries_y":     "the y size of a one-cabinet m-series system: 4, 8 or 12",
+		"y_open":        "true: the y dimension is open (not a ring)",
+		"fail":          "failed connections: gemini:dim:dir:conn[:links][@time] separated by ';', e.g. 0:x:+:0, 0:x:+:1:1 or 0:x:+:0@20us (fails 20 us into the run; without @, failed from the start)",
+		"reroute_pause": fmt.Sprintf("how long the network is quiesced for new routing tables after a connection fails in the run under deterministic routing, a duration (default %v)", fabric.FormatFaultTime(ReroutePause)),
 	})
 }
 
 func parseOptions(o map[string]string) (options, error) {
-	opts := options{Options: fabric.DefaultOptions(params)}
+	opts := options{Options: fabric.DefaultOptions(params), reroutePause: ReroutePause}
 	for _, k := range slices.Sorted(maps.Keys(o)) {
 		v := o[k]
 		var err error
@@ -188,6 +210,8 @@ func parseOptions(o map[string]string) (options, error) {
 			opts.yOpen, err = strconv.ParseBool(v)
 		case "fail":
 			opts.faults, err = parseFaults(v)
+		case "reroute_pause":
+			opts.reroutePause, err = fabric.ParseFaultTime(v)
 		default:
 			var known bool
 			if known, err = opts.Set(k, v); !known {
@@ -201,16 +225,21 @@ func parseOptions(o map[string]string) (options, error) {
 	return opts, nil
 }
 
+// parseFaults parses the fail option: gemini:dim:dir:conn[:links][@time]
+// separated by ';', where time (a Go duration of simulated time: 20us,
+// 1.5ms) is when the connection fails in the middle of the run; without
+// it the connection has failed from the start.
 func parseFaults(v string) ([]linkFault, error) {
 	var out []linkFault
 	for _, f := range strings.Split(v, ";") {
-		parts := strings.Split(f, ":")
+		spec, when, timed := strings.Cut(f, "@")
+		parts := strings.Split(spec, ":")
 		if len(parts) != 4 && len(parts) != 5 {
-			return nil, fmt.Errorf("fault %q is not gemini:dim:dir:conn[:links]", f)
+			return nil, fmt.Errorf("fault %q is not gemini:dim:dir:conn[:links][@time]", f)
 		}
 		var lf linkFault
 		var err error
-		if lf.gemini, err = strconv.Atoi(parts[0]); err != nil {
+		if lf.gemini, err = strconv.Atoi(parts[0]); err != nil || lf.gemini < 0 {
 			return nil, fmt.Errorf("fault %q: gemini %q", f, parts[0])
 		}
 		switch parts[1] {
@@ -238,6 +267,12 @@ func parseFaults(v string) ([]linkFault, error) {
 			if lf.links, err = strconv.Atoi(parts[4]); err != nil || lf.links < 1 || lf.links > LinksPerConnection {
 				return nil, fmt.Errorf("fault %q: links %q (1..%d)", f, parts[4], LinksPerConnection)
 			}
+		}
+		if timed {
+			if lf.at, err = fabric.ParseFaultTime(when); err != nil {
+				return nil, fmt.Errorf("fault %q: %v", f, err)
+			}
+			lf.timed = true
 		}
 		out = append(out, lf)
 	}
