@@ -257,6 +257,9 @@ type network struct {
 	newTables  bool
 	detours    int64
 	detourBest Path
+	// candWorking caches workingCandidates (the new tables' nearest
+	// working global links) by source Aries x groups + destination group.
+	candWorking map[int64]candidateSet
 
 	// m is the machine of the job (nil for networks no job runs on).
 	m *fabric.Machine
@@ -438,8 +441,12 @@ func (w *network) applyFaults(m *fabric.Machine) error {
 // Reroute puts the HSS's new routing tables into effect
 // (fabric.Rerouter): from now on deterministic routes avoid every failed
 // link, and a deterministic packet whose route meets one is taken round it
-// (detour).
-func (w *network) Reroute() { w.newTables = true }
+// (detour); the global links a minimal route may take towards a group are
+// the nearest that work (workingCandidates), for adaptive routes too.
+func (w *network) Reroute() {
+	w.newTables = true
+	w.candWorking = nil
+}
 
 // RouterOf is the Aries of one of the job's nodes.
 func (w *network) RouterOf(node int) int { return w.physical(node) / NodesPerAries }
@@ -638,6 +645,12 @@ func (w *network) minimal(path Path, src, dst int, r uint64) Path {
 		return d.topoAppendLocal(path, src, dst, &ch)
 	}
 	cs := w.candidates(src, gd)
+	if w.newTables {
+		cs = w.workingCandidates(src, gd)
+		if cs.n == 0 {
+			return path // no working global link to the group: no path
+		}
+	}
 	n := uint64(cs.n)
 	i := int(r % n)
 	if cs.links != nil {
@@ -693,6 +706,40 @@ func (w *network) candidates(src, gd int) candidateSet {
 		}
 	}
 	*slot = candidateEntry{key, cs}
+	return cs
+}
+
+// workingCandidates is candidates in the new tables (Reroute): the
+// working global links nearest Aries src towards group gd, by a scan of
+// every link between the groups; none if every one has failed.
+func (w *network) workingCandidates(src, gd int) candidateSet {
+	key := int64(src)*int64(w.df.Groups()) + int64(gd)
+	if cs, ok := w.candWorking[key]; ok {
+		return cs
+	}
+	if w.candWorking == nil {
+		w.candWorking = make(map[int64]candidateSet)
+	}
+	d := w.df
+	gs := src / AriesPerGroup
+	links := LinksPerCable * d.topoCables(gs, gd)
+	best := MaxLocalMinimalHops + 1
+	var cs candidateSet
+	for i := range links {
+		h := d.topoGlobalHop(gs, gd, i)
+		if c := w.out[h.From][h.FromPort]; c == nil || c.Failed() {
+			continue
+		}
+		dist := topoLocalDistance(src, h.From)
+		if dist < best {
+			best, cs.links = dist, cs.links[:0]
+		}
+		if dist == best {
+			cs.links = append(cs.links, int32(i))
+		}
+	}
+	cs.n = int32(len(cs.links))
+	w.candWorking[key] = cs
 	return cs
 }
 
