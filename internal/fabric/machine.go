@@ -219,7 +219,12 @@ func (m *Machine) Counters() map[string]int64 {
 	if m.cfg.Counters == nil {
 		return nil
 	}
-	return m.cfg.Counters(m.stats)
+	s := m.stats
+	if m.quiesced {
+		// The job ended during a quiesce: count it so far.
+		s.QuiesceTime += m.k.Now() - m.quiesceStart
+	}
+	return m.cfg.Counters(s)
 }
 
 // Counters are the counters every fabric reports, by name; a backend adds
