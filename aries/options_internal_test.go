@@ -27,7 +27,7 @@ func TestParseOptionsValues(t *testing.T) {
 	assert.Equal(t, []linkFault{{aries: 2, port: 5, lanes: 1}}, o.faults)
 	def, err := parseOptions(nil)
 	require.NoError(t, err)
-	assert.Equal(t, options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true}, def)
+	assert.Equal(t, options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true, reroutePause: ReroutePause}, def)
 }
 
 // FuzzOptions: whatever PGAS_OPTIONS says (fail aside: its syntax has its

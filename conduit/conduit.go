@@ -255,6 +255,22 @@ type PostDesc struct {
 	FlagMem   MemHandle
 	FlagValue uint64
 
+	// TxnID and Retry make the retry of a timed-out AMO exactly-once. A
+	// backend whose transactions can time out (StatusTimeout) sets TxnID
+	// when it accepts a post that is not a retry: the identity of the
+	// transaction, unique among the posts of the job. A runtime that
+	// re-posts a descriptor after its completion reported StatusTimeout
+	// sets Retry and leaves TxnID as the backend set it, so the retry
+	// carries its first attempt's identity; a new operation starts with
+	// both zero. The backend must apply an AMO at most once per identity:
+	// if an earlier attempt was applied at the target (only its response
+	// was lost), the retry completes with that attempt's outcome (its
+	// fetched value in Result) and does not apply the operation again.
+	// Puts and gets are idempotent and are simply done again. A backend
+	// that never times out (smp) ignores both.
+	TxnID uint64
+	Retry bool
+
 	// Context is the runtime's own: returned untouched in the Event.
 	Context any
 }

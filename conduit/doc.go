@@ -54,6 +54,18 @@
 // of an AMO means it was performed at the target and, for fetching AMOs, that
 // [PostDesc.Result] holds the old value.
 //
+// # Timeouts and retries
+//
+// A simulated network whose links fail loses packets; the transaction
+// they belonged to completes with [StatusTimeout], and its data may or
+// may not have been delivered. The runtime may post the same descriptor
+// again with [PostDesc.Retry] set, leaving [PostDesc.TxnID] as the
+// backend set it on the first post: a put or get is simply done again,
+// and an AMO is applied at most once per identity (a retry of one whose
+// response was lost returns the first application's old value). Short
+// messages are the backend's to deliver: one whose packets were lost is
+// sent again, and delivered once.
+//
 // # Flagged get responses
 //
 // Where [Caps.FlaggedGet] is set (Aries, and the shared-memory backend), an

@@ -113,8 +113,9 @@ func defaultMemoryLimit() int64 {
 	return total / 10 * 9
 }
 
-// refusal is Run's error for a job whose estimate exceeds the limit.
-func (p Plan) refusal() error {
+// Refusal is the error Run returns for a job that does not fit (Fits is
+// false): one line naming the estimate and the limit.
+func (p Plan) Refusal() error {
 	return fmt.Errorf("pgas: a job of %d PEs on %s needs an estimated %s, more than the memory limit of %s (%s); use fewer PEs or raise the limit",
 		p.Config.PEs, p.Config.Conduit, p, units.HumanBytes(p.LimitBytes), p.limitSource)
 }

@@ -34,7 +34,7 @@ func Run(cfg Config, program func(pe *PE) error) error {
 			return err
 		}
 		if !plan.Fits() {
-			return plan.refusal()
+			return plan.Refusal()
 		}
 	}
 	job, err := conduit.Open(c.Conduit, c.jobConfig())

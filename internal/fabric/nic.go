@@ -72,6 +72,10 @@ type txn struct {
 	detail     string
 	done       bool
 	born       Time
+	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
+	// attempt's); attempt counts a short message's resends.
+	id      uint64
+	attempt int
 }
 
 // msgBytes is the part of a message a packet carries.
@@ -118,6 +122,12 @@ type nic struct {
 	bteBusy   bool   // the engine's next step is scheduled
 	bteNext   Time   // the engine can make a packet from then
 	bteParked bool   // waiting for an ORB entry
+
+	// amoDone and amoLog are the record of applied AMOs (amo.go), kept
+	// on machines whose links may fail.
+	amoDone map[amoRecordKey]amoOutcome
+	amoLog  []amoLogEntry
+	amoHead int // amoLog's first entry not yet expired
 
 	amoFree  Time
 	amoCache map[amoKey]*amoEntry
@@ -173,15 +183,59 @@ func (n *nic) Fire(code int32, data any) {
 		if t.done {
 			return
 		}
-		timeout := n.m.p.TransactionTimeout
-		if due := t.alive + timeout; due > n.m.k.Now() {
+		m := n.m
+		timeout := m.p.TransactionTimeout
+		if m.quiesced {
+			// The timer stands still while the network is quiesced
+			// (fault.go).
+			m.k.At(m.releaseAt+timeout, n, nicTimeout, t)
+			return
+		}
+		if due := max(t.alive, m.releasedAt) + timeout; due > m.k.Now() {
 			// Still making progress: the time counts from its last sign
-			// of life.
-			n.m.k.At(due, n, nicTimeout, t)
+			// of life (or the end of the last quiesce).
+			m.k.At(due, n, nicTimeout, t)
+			return
+		}
+		if t.kind == pktMsg {
+			n.resend(t)
 			return
 		}
 		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v (a lost route?)", t.tep.Rank(), timeout))
 	}
+}
+
+// MessageResends is how many times a source NIC sends a short message
+// again whose transaction timed out (a packet of it, or of its
+// acknowledgements, was lost) before the job fails with an error naming
+// the message's source and target. The documents say only that the
+// initiating NIC times the transaction out ([ARIES-WP] Network
+// Reliability, Availability and Serviceability); the model assumes the
+// messaging library under the runtime sends a timed-out message again
+// from its copy, so that a message is never silently lost, and that the
+// target's mailbox drops a copy that arrives twice (by its sequence
+// number, simnet). Assumed: three resends, as many as the runtime's
+// retries of a timed-out post (transport.TimeoutRetries).
+const MessageResends = 3
+
+// resend ends a short message's transaction that timed out and sends the
+// message again in a new one, from the NIC (no CPU time is charged), or
+// fails the job once it has been sent MessageResends times more.
+func (n *nic) resend(t *txn) {
+	m := n.m
+	n.finish(t, conduit.StatusTimeout, "")
+	if t.attempt >= MessageResends {
+		m.k.Fail(fmt.Errorf("%s: a short message from PE %d to PE %d was lost %d times: no response within %v each time (a partitioned network?)",
+			m.name, t.ep.Rank(), t.tep.Rank(), t.attempt+1, m.p.TransactionTimeout))
+		return
+	}
+	nt := m.newTxn(t.ep, t.tep.Rank(), t.order)
+	nt.kind, nt.msg, nt.msgData = pktMsg, t.msg, t.msgData
+	nt.size, nt.unit, nt.npkts, nt.pending, nt.perPkt = t.size, t.unit, t.npkts, t.npkts, t.perPkt
+	nt.attempt = t.attempt + 1
+	nt.born = m.k.Now()
+	m.stats.MsgResends++
+	m.k.At(m.k.Now(), n, nicFMAIssue, nt)
 }
 
 // amoOperandBytes is the size of an AMO's operand, and of the words the
@@ -254,6 +308,11 @@ func (n *nic) transmit(p *Packet) {
 	now := n.m.k.Now()
 	t := p.t
 	if p.kind.isRequest() {
+		if t.done {
+			// Its transaction timed out: the NIC sends no more of it.
+			n.m.freePacket(p)
+			return
+		}
 		if n.orbUsed+p.cnt > n.m.p.ORBEntries {
 			n.orbWait.push(p)
 			return

@@ -381,9 +381,15 @@ func (e *Endpoint) RemoteEvent(source int, data uint64) {
 	e.wake()
 }
 
-// DeliverMessage makes an arrived message available, in its sender's order.
+// DeliverMessage makes an arrived message available, in its sender's
+// order. A message that arrives twice (the model sent it again after its
+// acknowledgement was lost) is delivered once: the second copy is dropped
+// by its sequence number.
 func (e *Endpoint) DeliverMessage(m *Message) {
 	in := e.inbox(m.Source)
+	if m.Seq < in.next || in.early[m.Seq] != nil {
+		return
+	}
 	if m.Seq != in.next {
 		if in.early == nil {
 			in.early = make(map[uint64]*Message)
