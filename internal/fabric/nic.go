@@ -65,8 +65,12 @@ type txn struct {
 	tCommitted int // packets committed at the target
 	sStarted   bool
 	tStarted   bool
-	timing     bool   // a timeout is scheduled
+	timing     bool   // it is on its source NIC's timer list
 	alive      Time   // its last request sent or response received
+	// checkAt is when its timer is next looked at; tPrev and tNext link
+	// the source NIC's timer list, ordered by checkAt.
+	checkAt      Time
+	tPrev, tNext *txn
 	reads      []Time // a block transfer's reads in flight, by slot: when each is back
 	status     conduit.Status
 	detail     string
@@ -129,6 +133,15 @@ type nic struct {
 	amoLog  []amoLogEntry
 	amoHead int // amoLog's first entry not yet expired
 
+	// timers lists the transactions whose requests have left and that
+	// have not completed, by when their timeout is next looked at; one
+	// event (timerAt, when timerSet) stands for the earliest. A completed
+	// transaction leaves the list at once, so nothing keeps it alive for
+	// the timeout's span.
+	timers, timersTail *txn
+	timerAt            Time
+	timerSet           bool
+
 	amoFree  Time
 	amoCache map[amoKey]*amoEntry
 	amoClock uint64
@@ -179,30 +192,92 @@ func (n *nic) Fire(code int32, data any) {
 	case nicComplete:
 		n.finish(data.(*txn), conduit.StatusOK, "")
 	case nicTimeout:
-		t := data.(*txn)
-		if t.done {
-			return
-		}
-		m := n.m
-		timeout := m.p.TransactionTimeout
+		n.timeouts()
+	}
+}
+
+// arm puts t on the timer list, to be looked at when at comes.
+func (n *nic) arm(t *txn, at Time) {
+	t.timing, t.checkAt = true, at
+	// Keep the list ordered: a transaction is almost always armed later
+	// than those before it, so the search from the tail is short.
+	after := n.timersTail
+	for after != nil && after.checkAt > at {
+		after = after.tPrev
+	}
+	t.tPrev = after
+	if after == nil {
+		t.tNext, n.timers = n.timers, t
+	} else {
+		t.tNext, after.tNext = after.tNext, t
+	}
+	if t.tNext == nil {
+		n.timersTail = t
+	} else {
+		t.tNext.tPrev = t
+	}
+	n.setTimer()
+}
+
+// disarm takes t off the timer list.
+func (n *nic) disarm(t *txn) {
+	if !t.timing {
+		return
+	}
+	if t.tPrev == nil {
+		n.timers = t.tNext
+	} else {
+		t.tPrev.tNext = t.tNext
+	}
+	if t.tNext == nil {
+		n.timersTail = t.tPrev
+	} else {
+		t.tNext.tPrev = t.tPrev
+	}
+	t.tPrev, t.tNext, t.timing = nil, nil, false
+}
+
+// setTimer makes sure an event comes no later than the first timer's
+// check.
+func (n *nic) setTimer() {
+	if n.timers == nil || (n.timerSet && n.timerAt <= n.timers.checkAt) {
+		return
+	}
+	n.timerAt, n.timerSet = n.timers.checkAt, true
+	n.m.k.At(n.timerAt, n, nicTimeout, nil)
+}
+
+// timeouts looks at the timers that are due: a transaction that made
+// progress within the timeout is looked at again later; one that did not
+// times out.
+func (n *nic) timeouts() {
+	m := n.m
+	now := m.k.Now()
+	if n.timerAt <= now {
+		n.timerSet = false // the event for timerAt is this one, or has been
+	}
+	timeout := m.p.TransactionTimeout
+	for t := n.timers; t != nil && t.checkAt <= now; t = n.timers {
+		n.disarm(t)
 		if m.quiesced {
 			// The timer stands still while the network is quiesced
 			// (fault.go).
-			m.k.At(m.releaseAt+timeout, n, nicTimeout, t)
-			return
+			n.arm(t, m.releaseAt+timeout)
+			continue
 		}
-		if due := max(t.alive, m.releasedAt) + timeout; due > m.k.Now() {
+		if due := max(t.alive, m.releasedAt) + timeout; due > now {
 			// Still making progress: the time counts from its last sign
 			// of life (or the end of the last quiesce).
-			m.k.At(due, n, nicTimeout, t)
-			return
+			n.arm(t, due)
+			continue
 		}
 		if t.kind == pktMsg {
 			n.resend(t)
-			return
+			continue
 		}
 		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v (a lost route?)", t.tep.Rank(), timeout))
 	}
+	n.setTimer()
 }
 
 // MessageResends is how many times a source NIC sends a short message
@@ -322,8 +397,7 @@ func (n *nic) transmit(p *Packet) {
 		t.orbHeld += p.cnt
 		t.alive = now
 		if !t.timing {
-			t.timing = true
-			n.m.k.At(now+n.m.p.TransactionTimeout, n, nicTimeout, t)
+			n.arm(t, now+n.m.p.TransactionTimeout)
 		}
 	}
 	if n.enter(&n.tx, p, nicTxServe, now) {
@@ -608,6 +682,7 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 		return
 	}
 	t.done = true
+	t.src.disarm(t)
 	if t.status != conduit.StatusOK {
 		s, detail = t.status, t.detail
 	}
