@@ -65,17 +65,17 @@ type txn struct {
 	tCommitted int // packets committed at the target
 	sStarted   bool
 	tStarted   bool
-	timing     bool   // it is on its source NIC's timer list
-	alive      Time   // its last request sent or response received
+	timing     bool // it is on its source NIC's timer list
+	alive      Time // its last request sent or response received
 	// checkAt is when its timer is next looked at; tPrev and tNext link
 	// the source NIC's timer list, ordered by checkAt.
 	checkAt      Time
 	tPrev, tNext *txn
-	reads      []Time // a block transfer's reads in flight, by slot: when each is back
-	status     conduit.Status
-	detail     string
-	done       bool
-	born       Time
+	reads        []Time // a block transfer's reads in flight, by slot: when each is back
+	status       conduit.Status
+	detail       string
+	done         bool
+	born         Time
 	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
 	// attempt's); attempt counts a short message's resends.
 	id      uint64
