@@ -287,7 +287,7 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 	}
 	return Setting{
 		Env: env, Field: field, Default: defText,
-		Allowed: "a duration from 1ms to 8760h (1ms, 2.5s, 10m, 1h), or off", Doc: doc,
+		Allowed: "a duration from 1us to 8760h (200us, 2.5s, 10m, 1h), or off", Doc: doc,
 		isSet: func(c *Config) bool { return *f(c) != 0 },
 		parse: func(c *Config, s string) error {
 			switch strings.ToLower(strings.TrimSpace(s)) {
@@ -303,7 +303,7 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 			return nil
 		},
 		check: func(c *Config) error {
-			if v := *f(c); v >= 0 && (v < time.Millisecond || v > maxTimeLimit) {
+			if v := *f(c); v >= 0 && (v < time.Microsecond || v > maxTimeLimit) {
 				return fmt.Errorf("%v", v)
 			}
 			return nil

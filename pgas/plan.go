@@ -1,8 +1,12 @@
 package pgas
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"unsafe"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/gopgas/gopgas/am"
 	"github.com/gopgas/gopgas/conduit"
@@ -118,4 +122,63 @@ func defaultMemoryLimit() int64 {
 func (p Plan) Refusal() error {
 	return fmt.Errorf("pgas: a job of %d PEs on %s needs an estimated %s, more than the memory limit of %s (%s); use fewer PEs or raise the limit",
 		p.Config.PEs, p.Config.Conduit, p, units.HumanBytes(p.LimitBytes), p.limitSource)
+}
+
+// The process's memory budget: jobs that run at once (a study's points,
+// the calibration's scenarios, a program's concurrent Runs) are admitted
+// by their estimates (Plan.TotalBytes) against it, so that what runs
+// together fits, whatever the number of cores. A job whose estimate alone
+// exceeds the budget runs when nothing else does.
+var budget struct {
+	sync.Mutex
+	bytes int64
+	sem   *semaphore.Weighted
+}
+
+// SetMemoryBudget sets the bytes of estimated memory the jobs running at
+// once in this process may hold together; 0 or less restores the default,
+// the memory limit's default (90% of the machine's memory, or no budget
+// where the system does not say). Jobs already admitted keep their share;
+// call it before starting jobs.
+func SetMemoryBudget(bytes int64) {
+	budget.Lock()
+	defer budget.Unlock()
+	if bytes <= 0 {
+		bytes = defaultMemoryLimit()
+	}
+	budget.bytes = bytes
+	budget.sem = nil
+	if bytes > 0 {
+		budget.sem = semaphore.NewWeighted(bytes)
+	}
+}
+
+// MemoryBudget is the budget SetMemoryBudget set (or the default); 0 or
+// less means none.
+func MemoryBudget() int64 {
+	budget.Lock()
+	defer budget.Unlock()
+	if budget.bytes == 0 {
+		budget.bytes = defaultMemoryLimit()
+		if budget.bytes > 0 {
+			budget.sem = semaphore.NewWeighted(budget.bytes)
+		}
+	}
+	return budget.bytes
+}
+
+// admit waits until the job's estimate fits in the budget beside the jobs
+// running, and returns the function that gives its share back.
+func admit(est int64) func() {
+	MemoryBudget()
+	budget.Lock()
+	sem, total := budget.sem, budget.bytes
+	budget.Unlock()
+	if sem == nil || est <= 0 {
+		return func() {}
+	}
+	n := min(est, total)
+	// Acquire fails only when its context is done: never with Background.
+	_ = sem.Acquire(context.Background(), n)
+	return func() { sem.Release(n) }
 }

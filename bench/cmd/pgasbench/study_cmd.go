@@ -40,6 +40,7 @@ func studyCommand() *command {
 			fs.BoolVar(&o.sizeSweep, "size-sweep", true, "run the size sweep (Figure 3); --size-sweep=false skips it")
 			fs.BoolVar(&o.ppnSweep, "ppn-sweep", true, "run the PEs-per-node sweep (Figures 4, 5); --ppn-sweep=false skips it")
 			fs.IntVar(&o.parallel, "parallel", 0, "points run at once (0: GOMAXPROCS)")
+			memoryFlag(o, fs, "points")
 			fs.StringVar(&o.plotDir, "plot-dir", "", "write the plots to this `DIR` (created if missing)")
 			fs.StringVar(&o.plotFormat, "plot-format", "svg", "image format of the plots: svg or png")
 			settingFlags(o, fs)
@@ -89,6 +90,9 @@ func parseSizes(flagName, s string) ([]int, error) {
 func (a *app) studyConfig(o *options) (study.Config, error) {
 	c := study.Default()
 	if err := o.positive("i", "x", "nodes", "ppn", "parallel"); err != nil {
+		return c, err
+	}
+	if err := o.applyMemoryBudget(); err != nil {
 		return c, err
 	}
 	c.Nodes, c.PPN, c.Iterations, c.Warmup, c.Parallel = o.nodes, o.ppn, o.iters, o.warmup, o.parallel
