@@ -146,10 +146,16 @@ type Setting struct {
 	parse func(c *Config, s string) error // set the field from text
 	check func(c *Config) error           // validate the field
 	def   func(c *Config)                 // set the default
+	// format writes the field as text that parse reads back the same.
+	format func(c *Config) string
 	// explain: the parse error says which part of the value is wrong,
 	// and the message gives it before the allowed values.
 	explain bool
 }
+
+// Text writes the setting's value in c as its environment variable would
+// give it: parsing the text back sets the same value.
+func (s Setting) Text(c Config) string { return s.format(&c) }
 
 // Settings lists every setting, in the order of the README's table.
 func Settings() []Setting { return settings }
@@ -194,7 +200,8 @@ var settings = []Setting{
 			}
 			return nil
 		},
-		def: func(c *Config) { c.Ordering = OrderDefault },
+		def:    func(c *Config) { c.Ordering = OrderDefault },
+		format: func(c *Config) string { return c.Ordering.String() },
 	},
 	{
 		Env: "PGAS_ACCESS", Field: "Access", Default: "relaxed", Allowed: "strict, relaxed",
@@ -207,7 +214,8 @@ var settings = []Setting{
 			}
 			return nil
 		},
-		def: func(c *Config) { c.Access = Relaxed },
+		def:    func(c *Config) { c.Access = Relaxed },
+		format: func(c *Config) string { return c.Access.String() },
 	},
 	switchSetting("PGAS_DIRECT", "Direct", On, "load/store to peers' segments the backend maps",
 		func(c *Config) *Switch { return &c.Direct }),
@@ -224,7 +232,8 @@ var settings = []Setting{
 			}
 			return nil
 		},
-		def: func(c *Config) { c.StallTimeout = 10 * time.Second },
+		def:    func(c *Config) { c.StallTimeout = 10 * time.Second },
+		format: func(c *Config) string { return c.StallTimeout.String() },
 	},
 	limitSetting("PGAS_SIM_TIME_LIMIT", "SimTimeLimit", DefaultSimTimeLimit,
 		"simulated backends: end the job with an error naming what each PE was doing once virtual time passes this",
@@ -234,7 +243,7 @@ var settings = []Setting{
 		func(c *Config) *time.Duration { return &c.WallTimeLimit }),
 	{
 		Env: "PGAS_MEMORY_LIMIT", Field: "MemoryLimit", Default: "90% of physical memory",
-		Allowed: "bytes in [16MiB, 1PiB] (K, M, G, T binary), or off", Doc: "refuse a job whose estimated memory exceeds this, before it starts",
+		Allowed: "bytes in [16MiB, 1024TiB] (K, M, G, T binary), or off", Doc: "refuse a job whose estimated memory exceeds this, before it starts",
 		isSet: func(c *Config) bool { return c.MemoryLimit != 0 },
 		parse: func(c *Config, s string) error {
 			if t := strings.ToLower(strings.TrimSpace(s)); t == "off" || t == "none" {
@@ -252,6 +261,12 @@ var settings = []Setting{
 			return nil
 		},
 		def: func(c *Config) { c.MemoryLimit = defaultMemoryLimit() },
+		format: func(c *Config) string {
+			if c.MemoryLimit < 0 {
+				return "off"
+			}
+			return units.FormatBytes(c.MemoryLimit)
+		},
 	},
 	{
 		Env: "PGAS_OPTIONS", Field: "Options", Default: "none",
@@ -262,14 +277,19 @@ var settings = []Setting{
 		explain: true,
 		check:   func(c *Config) error { return nil },
 		def:     func(c *Config) {},
+		format: func(c *Config) string {
+			t, _ := conduit.FormatOptions(c.Options)
+			return t
+		},
 	},
 	{
 		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
-		Doc:   "seed of a simulated backend's random choices",
-		isSet: func(c *Config) bool { return c.Seed != 0 },
-		parse: func(c *Config, s string) (err error) { c.Seed, err = strconv.ParseUint(s, 0, 64); return },
-		check: func(c *Config) error { return nil },
-		def:   func(c *Config) { c.Seed = 1 },
+		Doc:    "seed of a simulated backend's random choices",
+		isSet:  func(c *Config) bool { return c.Seed != 0 },
+		parse:  func(c *Config, s string) (err error) { c.Seed, err = strconv.ParseUint(s, 0, 64); return },
+		check:  func(c *Config) error { return nil },
+		def:    func(c *Config) { c.Seed = 1 },
+		format: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) },
 	},
 }
 
@@ -314,6 +334,12 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 				*f(c) = -1
 			}
 		},
+		format: func(c *Config) string {
+			if *f(c) < 0 {
+				return "off"
+			}
+			return f(c).String()
+		},
 	}
 }
 
@@ -332,7 +358,8 @@ func strSetting(env, field, def, allowed, doc string, f func(*Config) *string) S
 			}
 			return nil
 		},
-		def: func(c *Config) { *f(c) = def },
+		def:    func(c *Config) { *f(c) = def },
+		format: func(c *Config) string { return *f(c) },
 	}
 }
 
@@ -360,6 +387,7 @@ func intSetting(env, field, defText string, lo, hi int, doc string, f func(*Conf
 				def(c)
 			}
 		},
+		format: func(c *Config) string { return strconv.Itoa(*f(c)) },
 	}
 }
 
@@ -382,7 +410,8 @@ func bytesSetting(env, field string, def, lo, hi int64, doc string, f func(*Conf
 			}
 			return nil
 		},
-		def: func(c *Config) { *f(c) = def },
+		def:    func(c *Config) { *f(c) = def },
+		format: func(c *Config) string { return units.FormatBytes(*f(c)) },
 	}
 }
 
@@ -407,7 +436,8 @@ func switchSetting(env, field string, def Switch, doc string, f func(*Config) *S
 			}
 			return nil
 		},
-		def: func(c *Config) { *f(c) = def },
+		def:    func(c *Config) { *f(c) = def },
+		format: func(c *Config) string { return map[Switch]string{On: "on", Off: "off"}[*f(c)] },
 	}
 }
 

@@ -62,12 +62,16 @@ func parseMechanisms(flagName, s string) ([]bench.Mechanism, error) {
 	return out, nil
 }
 
+// maxListInt bounds the integers of --ppn-list: PEs per node, at most as
+// many as PGAS_PES_PER_NODE allows.
+const maxListInt = 1 << 20
+
 func parseInts(flagName, s string) ([]int, error) {
 	var out []int
 	for _, p := range splitList(s) {
 		v, err := strconv.Atoi(p)
-		if err != nil || v < 1 {
-			return nil, usagef("--%s: %q is not a positive integer", flagName, p)
+		if err != nil || v < 1 || v > maxListInt {
+			return nil, usagef("--%s: %q is not an integer from 1 to %d", flagName, p, maxListInt)
 		}
 		out = append(out, v)
 	}
