@@ -14,10 +14,10 @@
 // receiver, and a two-level doorbell bitmap per receiver that tells it which
 // rings to look at: a message costs no lock and no allocation.
 //
-// A waiting PE spins briefly, then yields its processor to other goroutines
-// and threads, then sleeps until what it waits for wakes it or a short
-// timer fires (see wait.go), so that a job with more PEs than processors, or
-// on a machine other programs load, slows down gently. A PE that changes a
+// A waiting PE spins briefly, then yields its processor to other
+// goroutines, then sleeps until what it waits for wakes it or a short timer
+// fires (see wait.go), so that a job with more PEs than processors, or on a
+// machine other programs load, slows down gently. A PE that changes a
 // peer's segment by load/store wakes it with Wake (conduit.Waker).
 //
 // When every PE still running has waited without any progress for

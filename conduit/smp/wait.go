@@ -21,35 +21,35 @@ import (
 //  3. Park: sleep until woken or until a timer fires, then poll again; the
 //     timer's period starts at napMin and doubles up to the job's napMax.
 //
-// Every clockEvery unproductive polls, in every phase, the wait also gives
-// its thread's processor to any other thread the operating system has
-// ready to run there (osYield), and reads the clock. Gosched lets other
-// goroutines run, but the operating system does not see it: when another
-// program loads the machine, the two threads of a message round trip often
-// end up sharing one processor, and then the partner answers only when the
-// waiter's thread gives way.
+// The clock is read every clockEvery unproductive polls. A poll that finds
+// something to do (a message, a completion, a remote event), even if the
+// wait goes on, starts the backoff over: a PE that serves active messages
+// while it waits stays quick to answer.
 //
-// A poll that finds something to do (a message, a completion, a remote
-// event), even if the wait goes on, starts the backoff over: a PE that
-// serves active messages while it waits stays quick to answer.
+// Parking is what gives a processor back to the operating system, hence to
+// a PE whose thread it had descheduled for another program's. What a PE
+// waits for wakes it: a message to it, a put, AMO or remote event posted to
+// it, freed mailbox slots, a PE's store into its segment through
+// DirectSegment followed by Wake, another PE finishing, and the end of the
+// job. The timer covers changes no one announces (a store through
+// DirectSegment without Wake, a Go variable a test's waiter reads). Waking
+// a parked goroutine costs tens of microseconds, more on a virtual machine
+// whose idle processors halt: polling for about that long before parking
+// keeps the cost of parking within a small factor of the wait.
 //
-// Parking is what gives a processor back for good, hence to a PE whose
-// thread the operating system had descheduled. What a PE waits for wakes
-// it: a message to it, a put, AMO or remote event posted to it, a PE's store
-// into its segment through DirectSegment followed by Wake, another PE
-// finishing, and the end of the job. The timer covers changes no one
-// announces (a store through DirectSegment without Wake, a Go variable a
-// test's waiter reads). Waking a parked goroutine costs tens of
-// microseconds, more on a virtual machine whose idle processors halt:
-// polling for about that long before parking keeps the cost of parking
-// within a small factor of the wait.
+// Go readies a woken goroutine on the waker's processor (its P), where it
+// runs only once the waker blocks or yields; a waker that went on polling
+// would keep it there, and the two PEs would end up taking turns on one
+// processor while the other idles. So a PE that wakes a sleeping one
+// yields at once (unless PEs outnumber processors, when every wait yields
+// anyway), and the scheduler moves one of the two to the idle processor.
 //
 // When PEs outnumber the processors (GOMAXPROCS), spinning would only keep
 // the processor from a PE that may be the one waited for: a wait then
 // yields from its first unproductive poll.
 const (
 	hotPolls   = 32
-	clockEvery = 32 // unproductive polls between clock readings and osYield
+	clockEvery = 32 // unproductive polls between clock readings
 	spinFor    = 10 * time.Microsecond
 	yieldUntil = 100 * time.Microsecond
 	napMin     = 50 * time.Microsecond
@@ -145,7 +145,6 @@ func (e *endpoint) backoff(what string, w conduit.Waiter) error {
 		}
 		quiet++
 		if quiet%clockEvery == 0 {
-			osYield()
 			now := time.Now()
 			if since.IsZero() {
 				since = now
@@ -200,11 +199,16 @@ func (e *endpoint) Wake(rank int) {
 
 // wakeUp wakes PE rank if it sleeps in a wait: one atomic load when it does
 // not. The first waker clears the flag, so that a stream of puts to a
-// sleeping PE costs one wake-up, not one per put.
+// sleeping PE costs one wake-up, not one per put; it then yields, so that
+// the woken PE's goroutine, readied on this processor, runs at once and
+// one of the two moves to another processor.
 func (j *job) wakeUp(rank int) {
 	if p := j.parked[rank]; p.Load() && p.CompareAndSwap(true, false) {
 		select {
 		case j.eps[rank].wake <- struct{}{}:
+			if !j.oversubscribed {
+				runtime.Gosched()
+			}
 		default: // a wake-up is already pending
 		}
 	}
