@@ -50,7 +50,7 @@ import (
 const (
 	hotPolls   = 32
 	clockEvery = 32 // unproductive polls between clock readings
-	spinFor    = 10 * time.Microsecond
+	spinFor    = 2 * time.Microsecond
 	yieldUntil = 100 * time.Microsecond
 	napMin     = 50 * time.Microsecond
 	// napMax is multiplied by how many PEs share a processor, so that the
