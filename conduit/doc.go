@@ -37,9 +37,10 @@
 //     segments can be addressed directly by load/store, and whether
 //     collectives can be offloaded ([CollectiveOffload]).
 //   - The clock ([Endpoint.Now], [Endpoint.Charge]) and the one place a PE
-//     waits: [Endpoint.WaitFor]. A real backend spins there; a simulated one
-//     advances virtual time there, delivering events until the waiter is
-//     ready. Nothing in the runtime blocks anywhere else.
+//     waits: [Endpoint.WaitFor]. A real backend polls there, and may let a
+//     long wait sleep until woken ([Waker]); a simulated one advances
+//     virtual time there, delivering events until the waiter is ready.
+//     Nothing in the runtime blocks anywhere else.
 //   - A registry of backends by name ([Register], [Open]).
 //
 // # Completion semantics

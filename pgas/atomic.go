@@ -127,9 +127,11 @@ func amoBlocking[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], opera
 	width := uint8(unsafe.Sizeof(T(0)))
 	// Fast path: a relaxed atomic on a mapped segment is one instruction.
 	if pe.Accessor.mode == Relaxed && uint(p.PE) < uint(pe.size) && p.Off >= 0 && p.Off <= pe.segBytes-int64(width) &&
-		p.Off%int64(width) == 0 && !pe.ended && !pe.eng.InPoll() {
+		p.Off%int64(width) == 0 && !pe.ended && !pe.eng.InPoll() && !pe.jobEnded() {
 		if seg := pe.eng.Direct(p.PE); seg != nil {
-			return fromBits[T](conduit.ApplyAMO(seg[p.Off:], op, width, operand, compare)), nil
+			old := conduit.ApplyAMO(seg[p.Off:], op, width, operand, compare)
+			pe.eng.Wake(p.PE)
+			return fromBits[T](old), nil
 		}
 	}
 	if err := pe.amoCheck(name, true, p.PE, p.Off, width); err != nil {

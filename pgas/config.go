@@ -94,7 +94,10 @@ type Config struct {
 	SimTimeLimit time.Duration
 	// WallTimeLimit ends a job on any backend with a *conduit.LimitError
 	// once it has run this long by the wall clock; a negative value means
-	// no limit (the default). PGAS_WALL_TIME_LIMIT.
+	// no limit (the default). PGAS_WALL_TIME_LIMIT. Every PE's blocking
+	// call then fails with that error. A PE that is computing outside the
+	// runtime cannot be interrupted (Go cannot stop a goroutine): it learns
+	// of the end at its next runtime call, and Run returns once it has.
 	WallTimeLimit time.Duration
 	// MemoryLimit is the most memory a job may be estimated to need
 	// (Config.Plan): Run refuses a larger job before starting it, with one

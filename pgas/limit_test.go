@@ -13,6 +13,82 @@ import (
 	"github.com/gopgas/gopgas/pgas"
 )
 
+// TestWallTimeLimit: PGAS_WALL_TIME_LIMIT ends a job on the shared-memory
+// backend that would otherwise never end, with a report of what each PE
+// was doing.
+func TestWallTimeLimit(t *testing.T) {
+	t.Setenv("PGAS_WALL_TIME_LIMIT", "200ms")
+	checkLimit := func(t *testing.T, err error, start time.Time) *conduit.LimitError {
+		t.Helper()
+		var le *conduit.LimitError
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, "wall-clock time limit", le.Limit)
+		assert.Equal(t, "200ms", le.Value)
+		assert.Empty(t, le.Finished)
+		assert.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
+		return le
+	}
+	// Every PE polls, with blocking gets, a word of its neighbour that
+	// nobody writes: each get completes, so no PE ever waits long and no
+	// deadlock can be seen.
+	strict := rmatConfig{"strict", pgas.Config{Conduit: "smp", PEs: 3, Access: pgas.Strict}}
+	for _, c := range append(rmatConfigs(pgas.Config{Conduit: "smp", PEs: 3}), strict) {
+		t.Run("polling gets/"+c.name, func(t *testing.T) {
+			start := time.Now()
+			err := pgas.Run(c.cfg, func(pe *pgas.PE) error {
+				a, err := pgas.NewArray[int64](pe, 1)
+				if err != nil {
+					return err
+				}
+				p := a.At((pe.Rank()+1)%pe.Size(), 0)
+				for {
+					v, err := pgas.GetValue(pe, p)
+					if err != nil {
+						return err
+					}
+					if v != 0 {
+						return nil
+					}
+				}
+			})
+			le := checkLimit(t, err, start)
+			require.Len(t, le.Doing, 3)
+			for r, d := range le.Doing {
+				assert.True(t, d == "computing (not in a runtime call)" || strings.HasPrefix(d, "waiting for "), "PE %d: %q", r, d)
+			}
+		})
+	}
+	t.Run("waiting", func(t *testing.T) {
+		start := time.Now()
+		err := pgas.Run(pgas.Config{Conduit: "smp", PEs: 3}, func(pe *pgas.PE) error {
+			a, err := pgas.NewArray[int64](pe, 1)
+			if err != nil {
+				return err
+			}
+			return pe.WaitUntil("a word nobody writes", func() bool { return a.Local()[0] != 0 })
+		})
+		le := checkLimit(t, err, start)
+		want := "waiting for a word nobody writes"
+		assert.Equal(t, map[int]string{0: want, 1: want, 2: want}, le.Doing)
+	})
+	t.Run("within the limit", func(t *testing.T) {
+		err := pgas.Run(pgas.Config{Conduit: "smp", PEs: 3, WallTimeLimit: time.Minute}, func(pe *pgas.PE) error {
+			a, err := pgas.NewArray[int64](pe, 1)
+			if err != nil {
+				return err
+			}
+			if err := pgas.PutValue(pe, a.At((pe.Rank()+1)%pe.Size(), 0), 1); err != nil {
+				return err
+			}
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			return pe.WaitUntil("a word", func() bool { return a.Local()[0] == 1 })
+		})
+		assert.NoError(t, err)
+	})
+}
+
 // spinOnGets is a runaway program: every PE polls, with blocking gets, a
 // word that nobody writes.
 func spinOnGets(pe *pgas.PE) error {

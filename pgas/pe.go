@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopgas/gopgas/am"
@@ -84,6 +85,7 @@ type PE struct {
 	scratch   [8]byte
 	amoResult uint64
 	ended     bool
+	endFlag   *atomic.Bool // the job has ended (jobEnded)
 }
 
 func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
@@ -97,6 +99,10 @@ func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
 		pieceBuf: make([]piece, 0, 16),
 	}
 	pe.segBytes = int64(len(pe.seg))
+	pe.endFlag = new(atomic.Bool) // never set: waits report the end
+	if en, ok := ep.(conduit.Ender); ok {
+		pe.endFlag = en.EndFlag()
+	}
 	pe.Accessor = Accessor{pe: pe, mode: c.Access}
 	pe.eng = transport.New(ep, transport.Settings{
 		NumPD:         c.NumPD,
@@ -248,24 +254,35 @@ type Stats struct {
 // Stats returns the PE's counters.
 func (pe *PE) Stats() Stats { return Stats{Transport: pe.eng.Stats, AM: pe.am.Stats} }
 
-// usable fails calls on a PE whose job ended, or that wait inside a handler.
+// usable fails calls on a PE whose program has returned, or whose job has
+// ended (another PE failed, a deadlock, a time limit).
 func (pe *PE) usable(op string) error {
 	if pe.ended {
 		return pe.errf(op, ErrEnded, "the PE's program has returned")
 	}
+	if pe.jobEnded() {
+		return pe.wrap(op, pe.ep.Err())
+	}
 	return nil
 }
 
-// blocking is usable for calls that may wait.
+// blocking is usable for calls that may wait, which must not be made inside
+// a handler.
 func (pe *PE) blocking(op string) error {
-	if pe.ended {
-		return pe.errf(op, ErrEnded, "the PE's program has returned")
+	if err := pe.usable(op); err != nil {
+		return err
 	}
 	if pe.eng.InPoll() {
 		return pe.errf(op, ErrInHandler, "not allowed in an active-message handler")
 	}
 	return nil
 }
+
+// jobEnded reports whether the job has ended (conduit.Ender), for the
+// load/store fast paths, which never wait: they take the general path,
+// which reports the end, when it says so, so that a program polling a word
+// with them still ends with its job.
+func (pe *PE) jobEnded() bool { return pe.endFlag.Load() }
 
 func (pe *PE) checkPE(op string, r int) error {
 	if r < 0 || r >= pe.size {

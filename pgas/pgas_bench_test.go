@@ -151,9 +151,16 @@ func BenchmarkCopyHot(b *testing.B) {
 }
 
 // BenchmarkAMRoundTrip is a Short request answered by a Short reply; the
-// half round trip is half of it.
-func BenchmarkAMRoundTrip(b *testing.B) {
-	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+// half round trip is half of it. PE 0 polls for the reply.
+func BenchmarkAMRoundTrip(b *testing.B) { benchAMRoundTrip(b, 2) }
+
+// BenchmarkAMRoundTrip4PEs is BenchmarkAMRoundTrip in a job of four PEs,
+// PEs 2 and 3 waiting in the final barrier: on a two-core machine, more PEs
+// than cores.
+func BenchmarkAMRoundTrip4PEs(b *testing.B) { benchAMRoundTrip(b, 4) }
+
+func benchAMRoundTrip(b *testing.B, pes int) {
+	err := pgas.Run(pgas.Config{PEs: pes, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
 		ep := pe.AM()
 		var got int
 		pong, err := ep.Register("pong", func(m *am.Message) error { got++; return nil })
@@ -202,8 +209,14 @@ func BenchmarkFetchAdd(b *testing.B) {
 }
 
 // BenchmarkBarrier is the latency of a barrier of two PEs.
-func BenchmarkBarrier(b *testing.B) {
-	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+func BenchmarkBarrier(b *testing.B) { benchBarrier(b, 2) }
+
+// BenchmarkBarrier4PEs is the latency of a barrier of four PEs: on a
+// two-core machine, more PEs than cores.
+func BenchmarkBarrier4PEs(b *testing.B) { benchBarrier(b, 4) }
+
+func benchBarrier(b *testing.B, pes int) {
+	err := pgas.Run(pgas.Config{PEs: pes, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
 		if err := pe.Barrier(); err != nil {
 			return err
 		}

@@ -76,6 +76,9 @@ func (a Accessor) issue(op *transport.Op, put bool, target int, ps []piece) erro
 		switch {
 		case strictDirect:
 			strictCopy(pe.eng.Direct(target), p.off, p.local, put)
+			if put {
+				pe.eng.Wake(target)
+			}
 		case put:
 			err = pe.eng.Put(op, target, p.off, p.local, a.order())
 		default:
@@ -144,7 +147,7 @@ func (a Accessor) one(op string, target int, off int64, buf []byte, blocking boo
 // path (which also reports any error).
 func (a Accessor) direct(target int, off, n int64) []byte {
 	pe := a.pe
-	if a.mode != Relaxed || uint(target) >= uint(pe.size) || off < 0 || off > pe.segBytes-n || pe.ended || pe.eng.InPoll() {
+	if a.mode != Relaxed || uint(target) >= uint(pe.size) || off < 0 || off > pe.segBytes-n || pe.ended || pe.eng.InPoll() || pe.jobEnded() {
 		return nil
 	}
 	return pe.eng.Direct(target)
@@ -154,6 +157,7 @@ func (a Accessor) direct(target int, off, n int64) []byte {
 func (a Accessor) Put(target int, off int64, src []byte) error {
 	if seg := a.direct(target, off, int64(len(src))); seg != nil {
 		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
 		return nil
 	}
 	ps, err := a.one("Put", target, off, src, true)
@@ -198,6 +202,7 @@ func (a Accessor) GetNB(target int, off int64, dst []byte) (Handle, error) {
 func (a Accessor) PutNBI(target int, off int64, src []byte) error {
 	if seg := a.direct(target, off, int64(len(src))); seg != nil {
 		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
 		return nil
 	}
 	ps, err := a.one("PutNBI", target, off, src, false)

@@ -195,6 +195,7 @@ func (t *Team) signal(k int) error {
 	off := flagOff(t.id, k)
 	if seg := pe.eng.Direct(to); seg != nil {
 		transport.StoreWord(seg, off, 8, t.epoch)
+		pe.eng.Wake(to)
 		return nil
 	}
 	// Completion is collected by the next quiet, which comes before the

@@ -110,6 +110,7 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	}
 	s.seq.Store(h + 1)
 	p.head = h + 1
+	e.job.wakeUp(target)
 	return nil
 }
 
@@ -119,6 +120,7 @@ func (e *endpoint) PollMessages(msgs []conduit.Message) int {
 	in := &e.inbox
 	for _, box := range in.held {
 		box.cons.tail.Store(box.cons.next)
+		e.job.wakeUp(box.src) // a sender may wait for space
 	}
 	clear(in.held)
 	in.held = in.held[:0]

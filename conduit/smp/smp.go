@@ -14,9 +14,18 @@
 // receiver, and a two-level doorbell bitmap per receiver that tells it which
 // rings to look at: a message costs no lock and no allocation.
 //
-// Waiting PEs spin, yielding the processor when there are more PEs than
-// processors. When every PE still running has waited without any progress
-// for JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError.
+// A waiting PE spins briefly, then yields its processor to other
+// goroutines, then sleeps until what it waits for wakes it or a short timer
+// fires (see wait.go), so that a job with more PEs than processors, or on a
+// machine other programs load, slows down gently. A PE that changes a
+// peer's segment by load/store wakes it with Wake (conduit.Waker).
+//
+// When every PE still running has waited without any progress for
+// JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError. When
+// JobConfig.WallTimeLimit is positive, the job ends with a
+// *conduit.LimitError once it has run that long: every wait returns that
+// error. A PE busy outside the runtime (a pure compute loop) cannot be
+// interrupted; it learns of the end at its next runtime call.
 //
 // The backend registers as "smp". Its default job size is the number of
 // physical cores.
@@ -78,6 +87,13 @@ type job struct {
 	// oversubscribed: more PEs than processors, so waiters yield every
 	// iteration instead of spinning.
 	oversubscribed bool
+	// napMin and napMax bound the timed sleep of a parked wait.
+	napMin, napMax time.Duration
+	// parked[r]: PE r sleeps in a wait, to be woken through its wake
+	// channel. Every PE that sends to r or writes its memory reads it, so
+	// each is on a cache line of its own, written only when a wait has
+	// lasted long enough to sleep; the slice is not written after Open.
+	parked []*atomic.Bool
 
 	started atomic.Bool
 	done    atomic.Int64
@@ -105,9 +121,13 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 	if j.stallTimeout <= 0 {
 		j.stallTimeout = DefaultStallTimeout
 	}
-	j.oversubscribed = cfg.PEs > min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	j.oversubscribed = cfg.PEs > procs
+	j.napMin, j.napMax = napMin, min(napCap, napMax*time.Duration((cfg.PEs+procs-1)/procs))
 	j.eps = make([]*endpoint, cfg.PEs)
+	j.parked = make([]*atomic.Bool, cfg.PEs)
 	for r := range j.eps {
+		j.parked[r] = pad.New[atomic.Bool]()
 		ep, err := newEndpoint(j, r)
 		if err != nil {
 			j.freeSegments()
@@ -122,6 +142,18 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 func (j *job) Run(main func(conduit.Endpoint) error) error {
 	if !j.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("smp: Run called twice on one job")
+	}
+	if d := j.cfg.WallTimeLimit; d > 0 {
+		fired := make(chan struct{})
+		t := time.AfterFunc(d, func() {
+			defer close(fired)
+			j.limitReached()
+		})
+		defer func() {
+			if !t.Stop() {
+				<-fired // no goroutine of the job outlives Run
+			}
+		}()
 	}
 	// The group launches the PEs; the root cause of a failure is chosen
 	// below rather than by which PE's error arrived first.
@@ -169,6 +201,7 @@ func (j *job) fail(rank int, err error) {
 		j.abortErr = fmt.Errorf("%w: PE %d failed: %v", conduit.ErrJobAborted, rank, err)
 		j.aborted.Store(true)
 	})
+	j.wakeAll()
 }
 
 // deadlocked ends the job with a deadlock report.
@@ -177,7 +210,11 @@ func (j *job) deadlocked(d *conduit.DeadlockError) {
 		j.rootErr, j.abortErr = d, d
 		j.aborted.Store(true)
 	})
+	j.wakeAll()
 }
+
+// EndFlag is set once the job has ended (conduit.Ender).
+func (e *endpoint) EndFlag() *atomic.Bool { return &e.job.aborted }
 
 // Err is the error that ended the job, or nil.
 func (e *endpoint) Err() error {
@@ -236,8 +273,17 @@ type endpoint struct {
 	regs     atomic.Pointer[regTable]
 	nextID   uint32
 
-	hot  *hot
-	what atomic.Pointer[string]
+	hot *hot
+	// what the PE waits for while a wait backs off; lastWhat is the copy
+	// made for the previous wait.
+	what     atomic.Pointer[string]
+	lastWhat *string
+	// The owner's side of sleeping in a wait (wait.go); other PEs use
+	// only job.parked and wake.
+	parked *atomic.Bool  // job.parked[rank]
+	wake   chan struct{} // one token: a wake-up for a parked wait
+	polled uint64        // polls that found something (noteProgress)
+	timer  *time.Timer   // a parked wait's timed sleep
 
 	localCQ eventQueue
 
@@ -266,6 +312,8 @@ func newEndpoint(j *job, rank int) (*endpoint, error) {
 	}
 	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
 	ep.inbox.init(j.cfg.PeerBurst)
+	ep.parked = j.parked[rank]
+	ep.wake = make(chan struct{}, 1)
 	return ep, nil
 }
 
@@ -403,6 +451,9 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 		if d.RemoteEvent && d.Type == conduit.Put {
 			tgt.pushRemote(conduit.Event{Source: e.rank, Data: d.RemoteData})
 		}
+		if d.Type != conduit.Get {
+			e.job.wakeUp(d.Target)
+		}
 	}
 	e.localCQ.push(ev)
 	return nil
@@ -455,14 +506,16 @@ func (e *endpoint) Charge(_ conduit.Time) {}
 func (e *endpoint) Done() {
 	if !e.hot.done.Swap(true) {
 		e.job.done.Add(1)
+		e.job.wakeAll()
 	}
 }
 
 func (e *endpoint) AllDone() bool { return e.job.done.Load() == int64(len(e.job.eps)) }
 
-// noteProgress records that a waiting PE got something done, which resets
-// deadlock detection.
+// noteProgress records that the PE got something done: a waiting PE's
+// backoff starts over, and deadlock detection is reset.
 func (e *endpoint) noteProgress() {
+	e.polled++
 	if e.hot.waiting.Load() {
 		e.hot.progress.Add(1)
 	}

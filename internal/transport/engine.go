@@ -95,6 +95,7 @@ type Engine struct {
 	floatAMO bool
 	amoOps   conduit.AMOSet
 	direct   [][]byte
+	waker    conduit.Waker // when the backend's waiting PEs may sleep
 
 	pds    pdPool
 	bounce bouncePool
@@ -135,6 +136,7 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 		for r := range e.direct {
 			e.direct[r] = ep.DirectSegment(r)
 		}
+		e.waker, _ = ep.(conduit.Waker)
 	}
 	e.w.e = e
 	return e
@@ -152,6 +154,15 @@ func (e *Engine) Direct(rank int) []byte {
 		return nil
 	}
 	return e.direct[rank]
+}
+
+// Wake tells rank that this PE changed its segment by load/store (Direct),
+// so that it wakes if it sleeps waiting for the change
+// (conduit.Waker). Call it after the stores.
+func (e *Engine) Wake(rank int) {
+	if e.waker != nil {
+		e.waker.Wake(rank)
+	}
 }
 
 // AddPoller adds a poller to every wait.

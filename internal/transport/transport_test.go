@@ -1230,6 +1230,49 @@ func TestDirect(t *testing.T) {
 	})
 }
 
+// wakeRecorder records the Wake calls an engine makes.
+type wakeRecorder struct {
+	conduit.Endpoint
+	woken []int
+}
+
+func (w *wakeRecorder) Wake(rank int) { w.woken = append(w.woken, rank) }
+
+// TestDirectWakes: a store into a mapped segment (a put, an AMO) wakes its
+// owner, a load does not, and Engine.Wake reaches the backend.
+func TestDirectWakes(t *testing.T) {
+	runJob(t, jobConfig(3, false), onRank0(func(ep conduit.Endpoint) error {
+		rec := &wakeRecorder{Endpoint: ep}
+		s := testSettings()
+		s.Direct = true
+		e := New(rec, s)
+		var op Op
+		if err := e.Put(&op, 1, 100, []byte("direct"), conduit.OrderRelaxed); err != nil {
+			return err
+		}
+		if err := e.Get(&op, 2, 100, make([]byte, 8), conduit.OrderRelaxed); err != nil {
+			return err
+		}
+		if err := e.AMO(&op, 2, 200, conduit.AMOAdd, 8, 5, 0, nil, conduit.OrderInherit); err != nil {
+			return err
+		}
+		e.Wake(1)
+		assert.Equal(t, []int{1, 2, 1}, rec.woken)
+		return nil
+	}))
+	// An engine without load/store access, or over an endpoint that never
+	// sleeps, has nobody to wake.
+	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+		rec := &wakeRecorder{Endpoint: ep}
+		New(rec, testSettings()).Wake(1)
+		assert.Empty(t, rec.woken)
+		s := testSettings()
+		s.Direct = true
+		New(struct{ conduit.Endpoint }{ep}, s).Wake(1) // must not fail
+		return nil
+	}))
+}
+
 func TestPollBurst(t *testing.T) {
 	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
