@@ -462,6 +462,15 @@ type Endpoint interface {
 	Err() error
 }
 
+// DirectSegmenter is implemented by an endpoint whose backend maps every
+// PE's segment (Caps.DirectAccess) in one table that all the job's
+// endpoints share: DirectSegments returns it, by rank (nil where a segment
+// is not mapped), and the caller must not modify it. It spares each PE a
+// table of its own, which for a job of N PEs would cost N^2 entries.
+type DirectSegmenter interface {
+	DirectSegments() [][]byte
+}
+
 // CollectiveOffload is implemented by endpoints whose backend reduces in the
 // network (the Aries collective engine). Each call is collective over all
 // PEs of the job and completes asynchronously: the returned Collective is

@@ -84,10 +84,10 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	if len(header) > MaxHeaderBytes || len(payload) > MaxPayloadBytes {
 		return fmt.Errorf("smp: PE %d: SendMessage of %d+%d bytes exceeds %d+%d", e.rank, len(header), len(payload), MaxHeaderBytes, MaxPayloadBytes)
 	}
-	box := e.out[target]
+	box := e.out.Get(target)
 	if box == nil {
 		box = newMailbox(e.rank, e.job.cfg.MailboxSlots)
-		e.out[target] = box
+		e.out.Set(target, box)
 		in := &e.job.eps[target].inbox
 		in.fresh.Lock()
 		in.freshBox = append(in.freshBox, box)

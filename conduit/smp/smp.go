@@ -46,6 +46,7 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/pad"
 	"github.com/gopgas/gopgas/internal/segmem"
+	"github.com/gopgas/gopgas/internal/sparse"
 )
 
 // Name is the name the backend registers under.
@@ -81,6 +82,7 @@ func DefaultPEs() int {
 type job struct {
 	cfg          conduit.JobConfig
 	eps          []*endpoint
+	segs         [][]byte // every PE's segment, by rank (DirectSegments)
 	start        time.Time
 	perNode      int
 	stallTimeout time.Duration
@@ -134,6 +136,10 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 			return nil, err
 		}
 		j.eps[r] = ep
+	}
+	j.segs = make([][]byte, len(j.eps))
+	for r, ep := range j.eps {
+		j.segs[r] = ep.seg
 	}
 	return j, nil
 }
@@ -291,7 +297,7 @@ type endpoint struct {
 	remoteCQ []conduit.Event
 
 	inbox inbox
-	out   []*mailbox // the rings this PE sends on, by receiver
+	out   sparse.Table[mailbox] // the rings this PE sends on, by receiver
 }
 
 func newEndpoint(j *job, rank int) (*endpoint, error) {
@@ -308,7 +314,7 @@ func newEndpoint(j *job, rank int) (*endpoint, error) {
 		ordering: j.cfg.Ordering,
 		nextID:   conduit.SegmentID + 1,
 		hot:      pad.New[hot](),
-		out:      make([]*mailbox, j.cfg.PEs),
+		out:      sparse.New[mailbox](j.cfg.PEs),
 	}
 	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
 	ep.inbox.init(j.cfg.PeerBurst)
@@ -351,6 +357,15 @@ func (e *endpoint) SegmentHandle(rank int) conduit.MemHandle {
 		return conduit.MemHandle{}
 	}
 	return conduit.MemHandle{Owner: int32(rank), ID: conduit.SegmentID, Bytes: e.job.cfg.SegmentBytes}
+}
+
+// DirectSegments is the job's table of segments by rank, shared by every
+// endpoint (conduit.DirectSegmenter).
+func (e *endpoint) DirectSegments() [][]byte {
+	if e.job.cfg.NoDirectAccess {
+		return nil
+	}
+	return e.job.segs
 }
 
 func (e *endpoint) DirectSegment(rank int) []byte {

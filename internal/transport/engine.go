@@ -132,9 +132,13 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 	e.pds = pdPool{limit: s.NumPD, bounceSz: s.PDBounceBytes}
 	e.bounce = bouncePool{total: s.BounceBytes, size: s.BounceCutover}
 	if s.Direct && caps.DirectAccess {
-		e.direct = make([][]byte, e.size)
-		for r := range e.direct {
-			e.direct[r] = ep.DirectSegment(r)
+		if ds, ok := ep.(conduit.DirectSegmenter); ok {
+			e.direct = ds.DirectSegments()
+		} else {
+			e.direct = make([][]byte, e.size)
+			for r := range e.direct {
+				e.direct[r] = ep.DirectSegment(r)
+			}
 		}
 		e.waker, _ = ep.(conduit.Waker)
 	}
