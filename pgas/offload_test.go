@@ -151,7 +151,7 @@ func (e *offtEngine) join(rank int, c offtCall, value uint64) (conduit.Collectiv
 	defer e.mu.Unlock()
 	if c.barrier && e.refuse != nil && e.refuse[rank] {
 		e.refuse[rank] = false
-		return nil, offtErrRefused
+		return nil, errOfftRefused
 	}
 	if !c.barrier {
 		if c.op == conduit.ReduceProd {
@@ -732,8 +732,8 @@ func TestOffloadEngineErrors(t *testing.T) {
 		eng.failBarriers(me)
 		eng.mu.Unlock()
 		err := pe.Barrier()
-		if !errors.Is(err, offtErrRefused) {
-			return fmt.Errorf("refused barrier: %v, want %v", err, offtErrRefused)
+		if !errors.Is(err, errOfftRefused) {
+			return fmt.Errorf("refused barrier: %v, want %v", err, errOfftRefused)
 		}
 		var perr *pgas.Error
 		if !errors.As(err, &perr) || perr.PE != me {
@@ -750,7 +750,7 @@ func TestOffloadEngineErrors(t *testing.T) {
 	}
 }
 
-var offtErrRefused = errors.New("collective engine: barrier refused (test)")
+var errOfftRefused = errors.New("collective engine: barrier refused (test)")
 
 // failBarriers makes PE rank's next barrier call fail; e.mu is held.
 func (e *offtEngine) failBarriers(rank int) {
