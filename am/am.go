@@ -56,6 +56,13 @@ type Config struct {
 	Depth int
 	// Burst is how many messages one poll takes (R-BURST, SMSG_BURST).
 	Burst int
+	// CheckLong, when not nil, vets the destination of every Long payload,
+	// [off, off+n) of target's segment, once the layer has found it inside
+	// the segment: it returns nil, or an error saying what is wrong with it
+	// (the runtime keeps Long payloads out of its reserved area and out of
+	// memory no live allocation holds). The request or reply then fails
+	// with that error, nothing sent.
+	CheckLong func(target int, off, n int64) error
 }
 
 // Stats count the layer's traffic.
@@ -430,6 +437,11 @@ func (a *Endpoint) checkLong(what string, target int, payload []byte, off int64)
 	seg := int64(len(a.ep.Segment()))
 	if off < 0 || off > seg-int64(len(payload)) {
 		return a.errf(errs.Range, "%s to PE %d: destination [%d,+%d) outside the %d-byte segment", what, target, off, len(payload), seg)
+	}
+	if a.cfg.CheckLong != nil {
+		if err := a.cfg.CheckLong(target, off, int64(len(payload))); err != nil {
+			return fmt.Errorf("am: PE %d: %s to PE %d: destination: %w", a.rank, what, target, err)
+		}
 	}
 	return nil
 }

@@ -37,4 +37,7 @@
 // runs out of other work, or when it owes half a depth, does it send a
 // hidden credit message. Per-peer state is created on first contact, so a
 // PE that talks to few peers pays for few.
+//
+// When the runtime (package pgas) makes the endpoint, Long payloads must
+// land inside live symmetric allocations ([Config.CheckLong]).
 package am

@@ -136,10 +136,14 @@ func moveAndCheck(t *testing.T, cfg pgas.Config, peer, size int) (pgas.Report, f
 	cfg.SegmentBytes = pgas.MinSegmentBytes + 4*int64(size)
 	var took float64
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		base, err := pe.Alloc(3*int64(size), 0)
+		if err != nil {
+			return err
+		}
 		if pe.Rank() != 0 {
 			return pe.Barrier()
 		}
-		src, err := pe.Local(pgas.ReservedBytes, int64(size))
+		src, err := pe.Local(base, int64(size))
 		if err != nil {
 			return err
 		}
@@ -147,14 +151,14 @@ func moveAndCheck(t *testing.T, cfg pgas.Config, peer, size int) (pgas.Report, f
 			binary.LittleEndian.PutUint64(src[8*i:], uint64(i)*0x9e3779b97f4a7c15)
 		}
 		t0 := pe.Now()
-		if err := pe.Put(peer, pgas.ReservedBytes+int64(size), src); err != nil {
+		if err := pe.Put(peer, base+int64(size), src); err != nil {
 			return err
 		}
-		back, err := pe.Local(pgas.ReservedBytes+2*int64(size), int64(size))
+		back, err := pe.Local(base+2*int64(size), int64(size))
 		if err != nil {
 			return err
 		}
-		if err := pe.Get(peer, pgas.ReservedBytes+int64(size), back); err != nil {
+		if err := pe.Get(peer, base+int64(size), back); err != nil {
 			return err
 		}
 		took = (pe.Now() - t0).Seconds()

@@ -35,6 +35,15 @@
 // A PE reads and writes its own part of the heap directly (Array.Local,
 // PE.Local) and other PEs' parts with one-sided operations.
 //
+// Every access must lie inside one live allocation: the reserved area, memory
+// never allocated and memory freed (PE.Free, Array.Free) are refused before
+// anything moves. The issuing PE checks the target's offsets on its own copy
+// of the heap, which is the same on every PE. An Array, a Lock and a GPtr
+// taken from an Array (Array.At) also carry their allocation's generation, so
+// that they fail once it is freed even if the memory has been allocated
+// again; a raw offset can only be checked against whatever is allocated
+// there now.
+//
 // # One-sided operations
 //
 // Put and Get move bytes between a local buffer and a PE's segment; their
@@ -80,12 +89,14 @@
 //
 // # Errors
 //
-// No bad input panics: a rank outside the job, a range outside the segment,
-// a misaligned atomic, a second wait on a handle, an unknown handler, a PE
+// No bad input panics: a rank outside the job, a range outside the segment
+// or in its reserved area, memory that is not allocated (freed, or never
+// allocated), an access mode that is neither Relaxed nor Strict, a
+// misaligned atomic, a second wait on a handle, an unknown handler, a PE
 // used after its program returned, a blocking call inside a handler. Each
 // returns an *Error naming the PE, the operation and the value, wrapping a
-// sentinel (ErrBadPE, ErrRange, ErrMisaligned, ErrHandle, ErrEnded,
-// ErrInHandler, ...) for errors.Is.
+// sentinel (ErrBadPE, ErrRange, ErrNotAllocated, ErrArgument, ErrMisaligned,
+// ErrHandle, ErrEnded, ErrInHandler, ...) for errors.Is.
 //
 // # Concurrency
 //

@@ -858,12 +858,11 @@ func TestRMAZeroLength(t *testing.T) {
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
-		end := pe.Config().SegmentBytes
 		if err := pe.Put(peer, off, nil); err != nil {
 			return fmt.Errorf("empty Put: %w", err)
 		}
-		if err := pe.Get(peer, end, []byte{}); err != nil {
-			return fmt.Errorf("empty Get at the end of the segment: %w", err)
+		if err := pe.Get(peer, off+64, []byte{}); err != nil {
+			return fmt.Errorf("empty Get at the end of the allocation: %w", err)
 		}
 		if err := pe.With(pgas.Strict).Put(peer, off, nil); err != nil {
 			return fmt.Errorf("empty strict Put: %w", err)

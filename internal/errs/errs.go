@@ -8,8 +8,12 @@ import "errors"
 var (
 	// BadPE: a rank outside the job or team.
 	BadPE = errors.New("PE out of range")
-	// Range: an address outside the segment, or a bad length.
+	// Range: an address outside the segment or in its reserved area, or a
+	// bad length.
 	Range = errors.New("out of range")
+	// NotAllocated: memory no live symmetric allocation holds (freed, or
+	// never allocated).
+	NotAllocated = errors.New("not allocated")
 	// Argument: any other bad argument.
 	Argument = errors.New("bad argument")
 	// Ended: a PE used after its program returned.

@@ -265,10 +265,11 @@ func TestRingMovesData(t *testing.T) {
 // transaction times out.
 func TestRingLostRouteTimesOut(t *testing.T) {
 	err := pgas.Run(pgas.Config{Conduit: ringName, PEs: 8, PEsPerNode: 2, Options: map[string]string{"fail_router": "0"}}, func(pe *pgas.PE) error {
-		if pe.Rank() != 0 {
-			return nil
+		off, err := pe.Alloc(64, 0)
+		if err != nil || pe.Rank() != 0 {
+			return err
 		}
-		return pe.Put(4, pgas.ReservedBytes, make([]byte, 64))
+		return pe.Put(4, off, make([]byte, 64))
 	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no response from PE 4")
