@@ -128,6 +128,7 @@ type Endpoint struct {
 	npeers int
 	owing  []*peer // peers with owed credits
 
+	lost    conduit.MessageFailures // nil: the network never loses a message
 	msgs    []conduit.Message
 	hdr     [maxHeader]byte
 	cur     Message
@@ -163,6 +164,7 @@ func New(eng *transport.Engine, cfg Config) *Endpoint {
 		peers: make([]*[64]*peer, (ep.Size()+63)/64),
 		msgs:  make([]conduit.Message, cfg.Burst),
 	}
+	a.lost, _ = ep.(conduit.MessageFailures)
 	eng.AddPoller(a.poll)
 	return a
 }
@@ -489,7 +491,16 @@ func (a *Endpoint) Poll() error {
 	return err
 }
 
+// poll is the layer's poller. A failure is for good: a handler's error, or
+// a message of this PE's the network lost (a request, reply or credit
+// message, the runtime's or the program's) fails this poll and every later
+// one, and so whatever the PE waits in.
 func (a *Endpoint) poll() (int, error) {
+	if a.err == nil && a.lost != nil {
+		if err := a.lost.MessageErr(); err != nil {
+			a.err = fmt.Errorf("am: PE %d: %w", a.rank, err)
+		}
+	}
 	if a.err != nil {
 		return 0, a.err
 	}

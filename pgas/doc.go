@@ -98,6 +98,12 @@
 // sentinel (ErrBadPE, ErrRange, ErrNotAllocated, ErrArgument, ErrMisaligned,
 // ErrHandle, ErrEnded, ErrInHandler, ...) for errors.Is.
 //
+// A transfer of the runtime's own that fails (on a simulated network, a
+// barrier signal or a collective's or active-message layer's message whose
+// route is lost: it times out) fails the call the PE waits in, and every
+// later blocking call of the PE, with that transfer's error, naming the peer
+// and the cause; it does not leave the job to end as a deadlock.
+//
 // # Concurrency
 //
 // A PE belongs to the goroutine Run started for it. Programs may start

@@ -76,9 +76,12 @@ type PE struct {
 	// pieceBuf is reused to describe composite accesses.
 	blockOp  transport.Op
 	pieceBuf []piece
-	// signalOp collects barrier signals; flag is the barrier's wait.
+	// signalOp collects barrier signals; flag is the barrier's wait. fault
+	// is the first failure of the runtime's own transfers (a barrier
+	// signal), for good: see pollFaults.
 	signalOp transport.Op
 	flag     flagCond
+	fault    error
 
 	// scratch holds single values in flight through the network path;
 	// amoResult receives a blocking atomic's old value.
@@ -110,6 +113,7 @@ func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
 		Direct:        c.Direct == On,
 	})
 	pe.am = am.New(pe.eng, am.Config{Depth: c.NetworkDepth, Burst: c.SmsgBurst, CheckLong: pe.checkLong})
+	pe.eng.AddPoller(pe.pollFaults)
 	pe.heap.init(ReservedBytes, pe.segBytes)
 	if err := pe.initCollectives(); err != nil {
 		return nil, err

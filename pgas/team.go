@@ -196,7 +196,8 @@ func (t *Team) signal(k int) error {
 		return nil
 	}
 	// Completion is collected by the next quiet, which comes before the
-	// epoch buffer changes.
+	// epoch buffer changes; a failure fails every wait from then on
+	// (pollFaults), this barrier's first.
 	return pe.wrap("barrier", pe.eng.Put(&pe.signalOp, to, off, t.epochBuf[:], 0))
 }
 

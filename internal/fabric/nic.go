@@ -562,7 +562,12 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 	if n.m.trace != nil {
 		n.m.traceTxn(t, n.m.k.Now())
 	}
-	if t.d != nil {
+	switch {
+	case t.d != nil:
 		t.ep.CompleteLocal(t.d, s, detail)
+	case t.kind == pktMsg && s != conduit.StatusOK:
+		// A message has no completion event: its sender learns of the
+		// loss from its endpoint.
+		t.ep.MessageLost(t.tep.Rank(), s, detail)
 	}
 }
