@@ -182,15 +182,26 @@ func (a Accessor) directMiss(target int, off, n int64, gen uint64) []byte {
 
 // Put copies src to target's segment at off.
 func (a Accessor) Put(target int, off int64, src []byte) error {
-	return a.put("Put", target, off, src, 0)
+	if seg := a.direct(target, off, int64(len(src)), 0); seg != nil {
+		copy(seg[off:], src)
+		return nil
+	}
+	return a.putSlow("Put", target, off, src, 0)
 }
 
+// put is Put for the package's callers: the operation to name and the
+// allocation's generation (or checkedGen).
 func (a Accessor) put(name string, target int, off int64, src []byte, gen uint64) error {
-	seg := a.direct(target, off, int64(len(src)), gen)
-	if seg == nil {
-		seg = a.directMiss(target, off, int64(len(src)), gen)
+	if seg := a.direct(target, off, int64(len(src)), gen); seg != nil {
+		copy(seg[off:], src)
+		return nil
 	}
-	if seg != nil {
+	return a.putSlow(name, target, off, src, gen)
+}
+
+// putSlow is put once the fast path failed.
+func (a Accessor) putSlow(name string, target int, off int64, src []byte, gen uint64) error {
+	if seg := a.directMiss(target, off, int64(len(src)), gen); seg != nil {
 		copy(seg[off:], src)
 		return nil
 	}
@@ -203,15 +214,25 @@ func (a Accessor) put(name string, target int, off int64, src []byte, gen uint64
 
 // Get copies len(dst) bytes of target's segment at off into dst.
 func (a Accessor) Get(target int, off int64, dst []byte) error {
-	return a.get("Get", target, off, dst, 0)
+	if seg := a.direct(target, off, int64(len(dst)), 0); seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
+	return a.getSlow("Get", target, off, dst, 0)
 }
 
+// get is Get for the package's callers, as put is Put.
 func (a Accessor) get(name string, target int, off int64, dst []byte, gen uint64) error {
-	seg := a.direct(target, off, int64(len(dst)), gen)
-	if seg == nil {
-		seg = a.directMiss(target, off, int64(len(dst)), gen)
+	if seg := a.direct(target, off, int64(len(dst)), gen); seg != nil {
+		copy(dst, seg[off:])
+		return nil
 	}
-	if seg != nil {
+	return a.getSlow(name, target, off, dst, gen)
+}
+
+// getSlow is get once the fast path failed.
+func (a Accessor) getSlow(name string, target int, off int64, dst []byte, gen uint64) error {
+	if seg := a.directMiss(target, off, int64(len(dst)), gen); seg != nil {
 		copy(dst, seg[off:])
 		return nil
 	}
@@ -250,9 +271,15 @@ func (a Accessor) getNB(target int, off int64, dst []byte, gen uint64) (Handle, 
 
 // PutNBI starts a Put with an implicit handle.
 func (a Accessor) PutNBI(target int, off int64, src []byte) error {
+	if seg := a.direct(target, off, int64(len(src)), 0); seg != nil {
+		copy(seg[off:], src)
+		return nil
+	}
 	return a.putNBI(target, off, src, 0)
 }
 
+// putNBI is PutNBI for an allocation of generation gen (or checkedGen),
+// after any fast path.
 func (a Accessor) putNBI(target int, off int64, src []byte, gen uint64) error {
 	seg := a.direct(target, off, int64(len(src)), gen)
 	if seg == nil {
@@ -271,9 +298,15 @@ func (a Accessor) putNBI(target int, off int64, src []byte, gen uint64) error {
 
 // GetNBI starts a Get with an implicit handle.
 func (a Accessor) GetNBI(target int, off int64, dst []byte) error {
+	if seg := a.direct(target, off, int64(len(dst)), 0); seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
 	return a.getNBI(target, off, dst, 0)
 }
 
+// getNBI is GetNBI for an allocation of generation gen (or checkedGen),
+// after any fast path.
 func (a Accessor) getNBI(target int, off int64, dst []byte, gen uint64) error {
 	seg := a.direct(target, off, int64(len(dst)), gen)
 	if seg == nil {
