@@ -56,6 +56,13 @@ type Config struct {
 	Depth int
 	// Burst is how many messages one poll takes (R-BURST, SMSG_BURST).
 	Burst int
+	// CheckLong, when not nil, vets the destination of every Long payload,
+	// [off, off+n) of target's segment, once the layer has found it inside
+	// the segment: it returns nil, or an error saying what is wrong with it
+	// (the runtime keeps Long payloads out of its reserved area and out of
+	// memory no live allocation holds). The request or reply then fails
+	// with that error, nothing sent.
+	CheckLong func(target int, off, n int64) error
 }
 
 // Stats count the layer's traffic.
@@ -121,6 +128,7 @@ type Endpoint struct {
 	npeers int
 	owing  []*peer // peers with owed credits
 
+	lost    conduit.MessageFailures // nil: the network never loses a message
 	msgs    []conduit.Message
 	hdr     [maxHeader]byte
 	cur     Message
@@ -156,6 +164,7 @@ func New(eng *transport.Engine, cfg Config) *Endpoint {
 		peers: make([]*[64]*peer, (ep.Size()+63)/64),
 		msgs:  make([]conduit.Message, cfg.Burst),
 	}
+	a.lost, _ = ep.(conduit.MessageFailures)
 	eng.AddPoller(a.poll)
 	return a
 }
@@ -431,6 +440,11 @@ func (a *Endpoint) checkLong(what string, target int, payload []byte, off int64)
 	if off < 0 || off > seg-int64(len(payload)) {
 		return a.errf(errs.Range, "%s to PE %d: destination [%d,+%d) outside the %d-byte segment", what, target, off, len(payload), seg)
 	}
+	if a.cfg.CheckLong != nil {
+		if err := a.cfg.CheckLong(target, off, int64(len(payload))); err != nil {
+			return fmt.Errorf("am: PE %d: %s to PE %d: destination: %w", a.rank, what, target, err)
+		}
+	}
 	return nil
 }
 
@@ -477,7 +491,16 @@ func (a *Endpoint) Poll() error {
 	return err
 }
 
+// poll is the layer's poller. A failure is for good: a handler's error, or
+// a message of this PE's the network lost (a request, reply or credit
+// message, the runtime's or the program's) fails this poll and every later
+// one, and so whatever the PE waits in.
 func (a *Endpoint) poll() (int, error) {
+	if a.err == nil && a.lost != nil {
+		if err := a.lost.MessageErr(); err != nil {
+			a.err = fmt.Errorf("am: PE %d: %w", a.rank, err)
+		}
+	}
 	if a.err != nil {
 		return 0, a.err
 	}

@@ -162,8 +162,11 @@ func TestOptionErrorsFromEnv(t *testing.T) {
 // and values with whitespace and units.
 func TestGoodOptions(t *testing.T) {
 	work := func(pe *pgas.PE) error {
-		next := (pe.Rank() + 1) % pe.Size()
-		if err := pe.Put(next, pgas.ReservedBytes, []byte{byte(pe.Rank())}); err != nil {
+		a, err := pgas.NewArray[byte](pe, 8)
+		if err != nil {
+			return err
+		}
+		if err := a.Put((pe.Rank()+1)%pe.Size(), 0, []byte{byte(pe.Rank())}); err != nil {
 			return err
 		}
 		return pe.Barrier()

@@ -471,6 +471,21 @@ type DirectSegmenter interface {
 	DirectSegments() [][]byte
 }
 
+// MessageFailures is implemented by an Endpoint whose network can fail to
+// deliver a message SendMessage accepted: on a simulated network a message
+// whose route is lost times out like any transaction, after SendMessage
+// has returned. The runtime checks it whenever it polls for messages, so
+// that such a loss fails the PE's wait with its cause instead of leaving
+// the PE (and the message's target) waiting for ever.
+type MessageFailures interface {
+	// MessageErr returns an error naming the first message this PE sent
+	// that the network failed to deliver (its target and the cause, such
+	// as a completion timeout), or nil. A failure is for good: the
+	// messages sent after the lost one to the same target are held behind
+	// it, as messages are handed out in their sender's order.
+	MessageErr() error
+}
+
 // CollectiveOffload is implemented by endpoints whose backend reduces in the
 // network (the Aries collective engine). Each call is collective over all
 // PEs of the job and completes asynchronously: the returned Collective is

@@ -22,10 +22,26 @@ import (
 
 const benchSegment = 64 << 20
 
+// benchHeap allocates the whole symmetric heap, so that the benchmarks may
+// address any offset from benchOff to the end of the segment.
+func benchHeap(pe *pgas.PE) error {
+	off, err := pe.Alloc(benchSegment-pgas.ReservedBytes, 0)
+	if err == nil && off > benchOff {
+		err = fmt.Errorf("the heap starts at %d, after %d", off, benchOff)
+	}
+	return err
+}
+
+// benchOff is where the benchmarks' transfers land.
+const benchOff = 1 << 20
+
 // benchPair runs body on PE 0 of a two-PE job, timing only body.
 func benchPair(b *testing.B, body func(pe *pgas.PE, peer int) error) {
 	b.Helper()
 	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+		if err := benchHeap(pe); err != nil {
+			return err
+		}
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
@@ -49,7 +65,7 @@ func BenchmarkPut8(b *testing.B) {
 	buf := make([]byte, 8)
 	benchPair(b, func(pe *pgas.PE, peer int) error {
 		for range b.N {
-			if err := pe.Put(peer, 1<<20, buf); err != nil {
+			if err := pe.Put(peer, benchOff, buf); err != nil {
 				return err
 			}
 			if err := pe.Quiet(); err != nil {
@@ -65,7 +81,7 @@ func BenchmarkGet8(b *testing.B) {
 	buf := make([]byte, 8)
 	benchPair(b, func(pe *pgas.PE, peer int) error {
 		for range b.N {
-			if err := pe.Get(peer, 1<<20, buf); err != nil {
+			if err := pe.Get(peer, benchOff, buf); err != nil {
 				return err
 			}
 		}
@@ -91,8 +107,8 @@ const benchWindow = 64
 // reused within a window (reference/gemini-message-ordering-paper.txt,
 // Figure 2), within 63 MiB of the segment.
 func benchSlot(i, n int) int64 {
-	slots := max(1, min(benchWindow, (benchSegment-(1<<20))/n))
-	return int64(1<<20) + int64(i%slots)*int64(n)
+	slots := max(1, min(benchWindow, (benchSegment-benchOff)/n))
+	return benchOff + int64(i%slots)*int64(n)
 }
 
 // BenchmarkPutBandwidth streams puts of each size, OSU style: a window of
@@ -198,7 +214,7 @@ func benchAMRoundTrip(b *testing.B, pes int) {
 // BenchmarkFetchAdd is the rate of 64-bit fetch-and-add on the peer.
 func BenchmarkFetchAdd(b *testing.B) {
 	benchPair(b, func(pe *pgas.PE, peer int) error {
-		p := pgas.Ptr[int64](peer, 1<<20)
+		p := pgas.Ptr[int64](peer, benchOff)
 		for range b.N {
 			if _, err := pgas.FetchAdd(pe, p, 1); err != nil {
 				return err
@@ -244,10 +260,13 @@ func benchBarrier(b *testing.B, pes int) {
 func BenchmarkPut8Network(b *testing.B) {
 	buf := make([]byte, 8)
 	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment, Direct: pgas.Off}, func(pe *pgas.PE) error {
+		if err := benchHeap(pe); err != nil {
+			return err
+		}
 		if pe.Rank() == 0 {
 			b.ResetTimer()
 			for range b.N {
-				if err := pe.Put(1, 1<<20, buf); err != nil {
+				if err := pe.Put(1, benchOff, buf); err != nil {
 					return fmt.Errorf("put: %w", err)
 				}
 			}

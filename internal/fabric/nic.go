@@ -80,6 +80,7 @@ type txn struct {
 	// attempt's); attempt counts a short message's resends.
 	id      uint64
 	attempt int
+	resent  bool // a short message sent again as a new transaction
 }
 
 // msgBytes is the part of a message a packet carries.
@@ -298,12 +299,15 @@ const MessageResends = 3
 // fails the job once it has been sent MessageResends times more.
 func (n *nic) resend(t *txn) {
 	m := n.m
-	n.finish(t, conduit.StatusTimeout, "")
 	if t.attempt >= MessageResends {
-		m.k.Fail(fmt.Errorf("%s: a short message from PE %d to PE %d was lost %d times: no response within %v each time (a partitioned network?)",
-			m.name, t.ep.Rank(), t.tep.Rank(), t.attempt+1, m.p.TransactionTimeout))
+		// Lost every time: the sender's wait fails naming the target
+		// (MessageLost).
+		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v, %d times (a lost route?)",
+			t.tep.Rank(), m.p.TransactionTimeout, t.attempt+1))
 		return
 	}
+	t.resent = true
+	n.finish(t, conduit.StatusTimeout, "")
 	nt := m.newTxn(t.ep, t.tep.Rank(), t.order)
 	nt.kind, nt.msg, nt.msgData = pktMsg, t.msg, t.msgData
 	nt.size, nt.unit, nt.npkts, nt.pending, nt.perPkt = t.size, t.unit, t.npkts, t.npkts, t.perPkt
@@ -696,7 +700,12 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 	if n.m.trace != nil {
 		n.m.traceTxn(t, n.m.k.Now())
 	}
-	if t.d != nil {
+	switch {
+	case t.d != nil:
 		t.ep.CompleteLocal(t.d, s, detail)
+	case t.kind == pktMsg && s != conduit.StatusOK && !t.resent:
+		// A message has no completion event: its sender learns of the
+		// loss from its endpoint.
+		t.ep.MessageLost(t.tep.Rank(), s, detail)
 	}
 }
