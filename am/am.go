@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/errs"
+	"github.com/gopgas/gopgas/internal/sparse"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -119,12 +120,14 @@ type Endpoint struct {
 	cfg   Config
 	flush int // owed credits that trigger a hidden credit message
 
-	handlers [NumHandlers]entry
+	// handlers is the handler table, by index, only as long as the
+	// highest index registered needs (the table has NumHandlers slots).
+	handlers []entry
 	names    map[string]Index
 
-	// peers is a two-level table: chunks of 64 pointers, each made when a
+	// peers is made when a peer is first contacted (internal/sparse), so a
 	// peer in its range is first contacted.
-	peers  []*[64]*peer
+	peers  sparse.Table[peer]
 	npeers int
 	owing  []*peer // peers with owed credits
 
@@ -161,7 +164,7 @@ func New(eng *transport.Engine, cfg Config) *Endpoint {
 		cfg:   cfg,
 		flush: max(1, cfg.Depth/2),
 		names: make(map[string]Index),
-		peers: make([]*[64]*peer, (ep.Size()+63)/64),
+		peers: sparse.New[peer](ep.Size()),
 		msgs:  make([]conduit.Message, cfg.Burst),
 	}
 	a.lost, _ = ep.(conduit.MessageFailures)
@@ -207,7 +210,7 @@ func (a *Endpoint) MaxLong() int64 { return int64(len(a.ep.Segment())) }
 // Register gives h the lowest free index at or above FirstUserHandler.
 func (a *Endpoint) Register(name string, h Handler) (Index, error) {
 	for i := FirstUserHandler; i < NumHandlers; i++ {
-		if a.handlers[i].fn == nil {
+		if a.handler(Index(i)) == nil {
 			return Index(i), a.set(Index(i), name, h)
 		}
 	}
@@ -240,15 +243,26 @@ func (a *Endpoint) set(i Index, name string, h Handler) error {
 		return a.errf(errs.Argument, "registering %q at %d: nil handler", name, i)
 	case name == "":
 		return a.errf(errs.Argument, "registering at %d: empty name", i)
-	case a.handlers[i].fn != nil:
-		return a.errf(errs.Argument, "registering %q at %d: index taken by %q", name, i, a.handlers[i].name)
+	case a.handler(i) != nil:
+		return a.errf(errs.Argument, "registering %q at %d: index taken by %q", name, i, a.handler(i).name)
 	}
 	if j, dup := a.names[name]; dup {
 		return a.errf(errs.Argument, "registering %q at %d: name already at %d", name, i, j)
 	}
+	if int(i) >= len(a.handlers) {
+		a.handlers = append(a.handlers, make([]entry, int(i)+1-len(a.handlers))...)
+	}
 	a.handlers[i] = entry{name: name, fn: h}
 	a.names[name] = i
 	return nil
+}
+
+// handler is the entry registered at h, or nil.
+func (a *Endpoint) handler(h Index) *entry {
+	if int(h) >= len(a.handlers) || a.handlers[h].fn == nil {
+		return nil
+	}
+	return &a.handlers[h]
 }
 
 // Lookup returns the index a name was registered at.
@@ -258,15 +272,10 @@ func (a *Endpoint) Lookup(name string) (Index, bool) {
 }
 
 func (a *Endpoint) peer(r int) *peer {
-	c := a.peers[r>>6]
-	if c == nil {
-		c = new([64]*peer)
-		a.peers[r>>6] = c
-	}
-	p := c[r&63]
+	p := a.peers.Get(r)
 	if p == nil {
 		p = &peer{rank: r, credits: a.cfg.Depth}
-		c[r&63] = p
+		a.peers.Set(r, p)
 		a.npeers++
 		a.Stats.Peers = a.npeers
 	}
@@ -291,7 +300,7 @@ func (a *Endpoint) checkSend(op string, target int, h Index, nargs int) error {
 	if target < 0 || target >= a.size {
 		return a.errf(errs.BadPE, "%s to PE %d: outside the job [0,%d)", op, target, a.size)
 	}
-	if a.handlers[h].fn == nil {
+	if a.handler(h) == nil {
 		return a.errf(errs.Argument, "%s to PE %d: handler %d is not registered", op, target, h)
 	}
 	if nargs > MaxArgs {
@@ -589,8 +598,8 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 		m.args[i] = int32(binary.LittleEndian.Uint32(b[at+4*i:]))
 	}
 	m.Args = m.args[:nargs]
-	e := &a.handlers[h]
-	if e.fn == nil {
+	e := a.handler(h)
+	if e == nil {
 		return fmt.Errorf("am: PE %d: a %v message from PE %d names handler %d, which is not registered here", a.rank, cat, msg.Source, h)
 	}
 	err := e.fn(m)

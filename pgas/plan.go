@@ -68,7 +68,9 @@ func runtimePEBytes(c Config, size int) int64 {
 	b := int64(unsafe.Sizeof(PE{})) + int64(unsafe.Sizeof(transport.Engine{})) + int64(unsafe.Sizeof(am.Endpoint{}))
 	b += int64(c.PollBurst) * int64(unsafe.Sizeof(conduit.Event{}))
 	b += int64(c.SmsgBurst) * int64(unsafe.Sizeof(conduit.Message{}))
-	b += int64((size+63)/64) * 8 // am's table of peers
+	b += int64((size+4095)/4096) * 8 // the top level of am's table of peers
+	b += 2 * 512                     // its peer tables for a few neighbours
+	b += 32 * 32                     // the handler table of the runtime's handlers
 	b += transport.PoolBytes(c.PDBounceBytes)
 	b += 4096 // handles, teams, collectives' bookkeeping, maps
 	if segmem.Lazy() {
