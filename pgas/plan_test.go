@@ -35,7 +35,7 @@ func TestPlanMemory(t *testing.T) {
 	for _, c := range []struct {
 		conduit  string
 		pes, ppn int
-	}{{"gemini", 512, 1}, {"gemini", 1024, 16}, {"aries", 512, 1}, {"aries", 1024, 16}} {
+	}{{"gemini", 512, 1}, {"gemini", 1024, 16}, {"aries", 512, 1}, {"aries", 1024, 16}, {"smp", 256, 0}, {"smp", 2048, 0}} {
 		cfg := pgas.Config{Conduit: c.conduit, PEs: c.pes, PEsPerNode: c.ppn, SegmentBytes: 1 << 20}
 		plan, err := cfg.Plan()
 		require.NoError(t, err)

@@ -67,7 +67,7 @@ const (
 const DefaultStallTimeout = 10 * time.Second
 
 func init() {
-	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: DefaultPEs})
+	conduit.Register(Name, conduit.Backend{Open: Open, Plan: Plan, DefaultPEs: DefaultPEs})
 }
 
 // DefaultPEs is the number of physical cores, or of logical CPUs when the
@@ -104,6 +104,39 @@ type job struct {
 	aborted   atomic.Bool
 	abortErr  error // what waits return; written once before aborted is set
 	rootErr   error // what Run returns: the first failure in time
+}
+
+// peBytes is a PE's memory at rest, for Plan: its endpoint and the
+// structures it makes at start-up (a padded hot line, its sleeping flag,
+// its inbox, the top of its table of rings, its wake-up channel and
+// timer), a share of the job's tables by rank, and its goroutine's stack,
+// which the runtime's deepest calls grow to 16 KiB.
+var peBytes = int64(unsafe.Sizeof(endpoint{})) + 2*int64(pad.CacheLine) + 2048 + 16<<10
+
+// ringBytes is the memory of one ring (mailbox) of slots slots, made when
+// a PE first sends to a peer.
+func ringBytes(slots int) int64 {
+	n := 1
+	for n < slots {
+		n <<= 1
+	}
+	return int64(n)*int64(unsafe.Sizeof(slot{})) + int64(unsafe.Sizeof(mailbox{})) + 4*int64(pad.CacheLine)
+}
+
+// Plan checks a job as Open would and estimates its memory (conduit.
+// Backend.Plan): every PE's state and rings to two peers, as the runtime's
+// own messages make. A program that sends active messages to many peers
+// holds a ring more (ringBytes, 8 KiB by default) for each. Segments are
+// counted by the runtime.
+func Plan(cfg conduit.JobConfig) (conduit.Plan, error) {
+	if err := cfg.Validate(); err != nil {
+		return conduit.Plan{}, err
+	}
+	for k := range cfg.Options {
+		return conduit.Plan{}, fmt.Errorf("smp: unknown option %q", k)
+	}
+	perPE := peBytes + int64(min(cfg.PEs-1, 2))*ringBytes(cfg.MailboxSlots) + int64(cfg.PEs+4095)/4096*8
+	return conduit.Plan{Nodes: 1, PerPEBytes: perPE}, nil
 }
 
 // Open starts a job. It is registered as the "smp" backend.
