@@ -11,6 +11,7 @@ import (
 	"github.com/gopgas/gopgas/aries"
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/integrity"
+	"github.com/gopgas/gopgas/internal/race"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -48,7 +49,7 @@ func TestIntegrityWithLinksFailingMidRun(t *testing.T) {
 	healthy := map[string]pgas.Report{}
 	var lost, retries, detours int64
 	for _, c := range cases {
-		if testing.Short() && !c.short {
+		if (testing.Short() || race.Enabled) && !c.short {
 			continue
 		}
 		p := p

@@ -11,6 +11,7 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/gemini"
 	"github.com/gopgas/gopgas/internal/integrity"
+	"github.com/gopgas/gopgas/internal/race"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -55,7 +56,7 @@ func TestIntegrityWithLinksFailingMidRun(t *testing.T) {
 	healthy := map[string]pgas.Report{}
 	var lost, retries int64
 	for _, c := range cases {
-		if testing.Short() && !c.short {
+		if (testing.Short() || race.Enabled) && !c.short {
 			continue
 		}
 		p := p
