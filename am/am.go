@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/errs"
+	"github.com/gopgas/gopgas/internal/sparse"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -56,6 +57,13 @@ type Config struct {
 	Depth int
 	// Burst is how many messages one poll takes (R-BURST, SMSG_BURST).
 	Burst int
+	// CheckLong, when not nil, vets the destination of every Long payload,
+	// [off, off+n) of target's segment, once the layer has found it inside
+	// the segment: it returns nil, or an error saying what is wrong with it
+	// (the runtime keeps Long payloads out of its reserved area and out of
+	// memory no live allocation holds). The request or reply then fails
+	// with that error, nothing sent.
+	CheckLong func(target int, off, n int64) error
 }
 
 // Stats count the layer's traffic.
@@ -112,15 +120,18 @@ type Endpoint struct {
 	cfg   Config
 	flush int // owed credits that trigger a hidden credit message
 
-	handlers [NumHandlers]entry
+	// handlers is the handler table, by index, only as long as the
+	// highest index registered needs (the table has NumHandlers slots).
+	handlers []entry
 	names    map[string]Index
 
-	// peers is a two-level table: chunks of 64 pointers, each made when a
+	// peers is made when a peer is first contacted (internal/sparse), so a
 	// peer in its range is first contacted.
-	peers  []*[64]*peer
+	peers  sparse.Table[peer]
 	npeers int
 	owing  []*peer // peers with owed credits
 
+	lost    conduit.MessageFailures // nil: the network never loses a message
 	msgs    []conduit.Message
 	hdr     [maxHeader]byte
 	cur     Message
@@ -153,9 +164,10 @@ func New(eng *transport.Engine, cfg Config) *Endpoint {
 		cfg:   cfg,
 		flush: max(1, cfg.Depth/2),
 		names: make(map[string]Index),
-		peers: make([]*[64]*peer, (ep.Size()+63)/64),
+		peers: sparse.New[peer](ep.Size()),
 		msgs:  make([]conduit.Message, cfg.Burst),
 	}
+	a.lost, _ = ep.(conduit.MessageFailures)
 	eng.AddPoller(a.poll)
 	return a
 }
@@ -198,7 +210,7 @@ func (a *Endpoint) MaxLong() int64 { return int64(len(a.ep.Segment())) }
 // Register gives h the lowest free index at or above FirstUserHandler.
 func (a *Endpoint) Register(name string, h Handler) (Index, error) {
 	for i := FirstUserHandler; i < NumHandlers; i++ {
-		if a.handlers[i].fn == nil {
+		if a.handler(Index(i)) == nil {
 			return Index(i), a.set(Index(i), name, h)
 		}
 	}
@@ -231,15 +243,26 @@ func (a *Endpoint) set(i Index, name string, h Handler) error {
 		return a.errf(errs.Argument, "registering %q at %d: nil handler", name, i)
 	case name == "":
 		return a.errf(errs.Argument, "registering at %d: empty name", i)
-	case a.handlers[i].fn != nil:
-		return a.errf(errs.Argument, "registering %q at %d: index taken by %q", name, i, a.handlers[i].name)
+	case a.handler(i) != nil:
+		return a.errf(errs.Argument, "registering %q at %d: index taken by %q", name, i, a.handler(i).name)
 	}
 	if j, dup := a.names[name]; dup {
 		return a.errf(errs.Argument, "registering %q at %d: name already at %d", name, i, j)
 	}
+	if int(i) >= len(a.handlers) {
+		a.handlers = append(a.handlers, make([]entry, int(i)+1-len(a.handlers))...)
+	}
 	a.handlers[i] = entry{name: name, fn: h}
 	a.names[name] = i
 	return nil
+}
+
+// handler is the entry registered at h, or nil.
+func (a *Endpoint) handler(h Index) *entry {
+	if int(h) >= len(a.handlers) || a.handlers[h].fn == nil {
+		return nil
+	}
+	return &a.handlers[h]
 }
 
 // Lookup returns the index a name was registered at.
@@ -249,15 +272,10 @@ func (a *Endpoint) Lookup(name string) (Index, bool) {
 }
 
 func (a *Endpoint) peer(r int) *peer {
-	c := a.peers[r>>6]
-	if c == nil {
-		c = new([64]*peer)
-		a.peers[r>>6] = c
-	}
-	p := c[r&63]
+	p := a.peers.Get(r)
 	if p == nil {
 		p = &peer{rank: r, credits: a.cfg.Depth}
-		c[r&63] = p
+		a.peers.Set(r, p)
 		a.npeers++
 		a.Stats.Peers = a.npeers
 	}
@@ -282,7 +300,7 @@ func (a *Endpoint) checkSend(op string, target int, h Index, nargs int) error {
 	if target < 0 || target >= a.size {
 		return a.errf(errs.BadPE, "%s to PE %d: outside the job [0,%d)", op, target, a.size)
 	}
-	if a.handlers[h].fn == nil {
+	if a.handler(h) == nil {
 		return a.errf(errs.Argument, "%s to PE %d: handler %d is not registered", op, target, h)
 	}
 	if nargs > MaxArgs {
@@ -431,6 +449,11 @@ func (a *Endpoint) checkLong(what string, target int, payload []byte, off int64)
 	if off < 0 || off > seg-int64(len(payload)) {
 		return a.errf(errs.Range, "%s to PE %d: destination [%d,+%d) outside the %d-byte segment", what, target, off, len(payload), seg)
 	}
+	if a.cfg.CheckLong != nil {
+		if err := a.cfg.CheckLong(target, off, int64(len(payload))); err != nil {
+			return fmt.Errorf("am: PE %d: %s to PE %d: destination: %w", a.rank, what, target, err)
+		}
+	}
 	return nil
 }
 
@@ -477,7 +500,16 @@ func (a *Endpoint) Poll() error {
 	return err
 }
 
+// poll is the layer's poller. A failure is for good: a handler's error, or
+// a message of this PE's the network lost (a request, reply or credit
+// message, the runtime's or the program's) fails this poll and every later
+// one, and so whatever the PE waits in.
 func (a *Endpoint) poll() (int, error) {
+	if a.err == nil && a.lost != nil {
+		if err := a.lost.MessageErr(); err != nil {
+			a.err = fmt.Errorf("am: PE %d: %w", a.rank, err)
+		}
+	}
 	if a.err != nil {
 		return 0, a.err
 	}
@@ -566,8 +598,8 @@ func (a *Endpoint) dispatch(msg *conduit.Message) error {
 		m.args[i] = int32(binary.LittleEndian.Uint32(b[at+4*i:]))
 	}
 	m.Args = m.args[:nargs]
-	e := &a.handlers[h]
-	if e.fn == nil {
+	e := a.handler(h)
+	if e == nil {
 		return fmt.Errorf("am: PE %d: a %v message from PE %d names handler %d, which is not registered here", a.rank, cat, msg.Source, h)
 	}
 	err := e.fn(m)

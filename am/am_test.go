@@ -20,6 +20,52 @@ import (
 // and return errors; require only on the test's goroutine.
 
 // config is a small job isolated from the environment's PGAS_* settings.
+// alloc allocates n bytes of the symmetric heap (Long payloads land in
+// live allocations) and settles the active messages of the allocation's
+// collective (settle), so that every PE's counters read afterwards count
+// only what the test does next, and every credit is back home.
+func alloc(pe *pgas.PE, n int64) (int64, error) {
+	off, err := pe.Alloc(n, 0)
+	if err != nil {
+		return 0, err
+	}
+	return off, settle(pe)
+}
+
+// settle waits, in a job of two PEs on the shared-memory backend (where a
+// message is in its mailbox when SendMessage returns), for the active
+// messages of the runtime's collectives to settle. Their requests leave
+// credits owed, which a poll that finds no message returns. Of two PEs only
+// one may owe the other (the collectives' last message goes one way) and
+// that one receives no credit message, so its first poll returns them;
+// the other's polls take whatever credit messages have come. After a
+// barrier every credit message has been sent, and one more poll takes
+// those sent here; the last barrier keeps the test's own messages out of
+// that poll.
+func settle(pe *pgas.PE) error {
+	for range 2 {
+		if err := pe.AM().Poll(); err != nil {
+			return err
+		}
+	}
+	if err := pe.Barrier(); err != nil {
+		return err
+	}
+	if err := pe.AM().Poll(); err != nil {
+		return err
+	}
+	return pe.Barrier()
+}
+
+// since is the growth of the counters from before to now.
+func since(now, before am.Stats) am.Stats {
+	return am.Stats{
+		Requests: now.Requests - before.Requests, Replies: now.Replies - before.Replies,
+		CreditMessages: now.CreditMessages - before.CreditMessages, Piggybacked: now.Piggybacked - before.Piggybacked,
+		CreditWaits: now.CreditWaits - before.CreditWaits, Peers: now.Peers,
+	}
+}
+
 func config(pes, depth int) pgas.Config {
 	return pgas.Config{
 		PEs:          pes,
@@ -308,11 +354,18 @@ func TestLong(t *testing.T) {
 				a := pe.AM()
 				other := 1 - pe.Rank()
 				maxMed := a.MaxMedium()
+				// Long payloads land in live allocations: this one is
+				// the whole heap.
+				base, err := alloc(pe, cfg.SegmentBytes-pgas.ReservedBytes)
+				if err != nil {
+					return err
+				}
+				before := a.Stats
 				sizes := []int{0, 1, 100, maxMed - 1, maxMed, maxMed + 1, 3*maxMed + 5, 3 * mib}
 				// Request i lands at reqOff(i) of the target, and its
 				// reply (the same bytes, echoed) at repOff(i) of the
 				// requester.
-				reqOff := func(i int) int64 { return pgas.ReservedBytes + int64(i)*13 }
+				reqOff := func(i int) int64 { return base + int64(i)*13 }
 				repOff := func(i int) int64 { return 4*mib + int64(i)*7 }
 				local := func(off int64, n int) []byte {
 					b, err := pe.Local(off, int64(n))
@@ -321,7 +374,7 @@ func TestLong(t *testing.T) {
 				}
 				var hReq, hRep am.Index
 				var replies, requests int
-				hRep, err := a.Register("long reply", func(m *am.Message) error {
+				hRep, err = a.Register("long reply", func(m *am.Message) error {
 					i := int(m.Args[0])
 					replies++
 					assert.Equal(t, am.Long, m.Category())
@@ -386,7 +439,7 @@ func TestLong(t *testing.T) {
 				} else {
 					assert.Equal(t, len(sizes), replies)
 				}
-				assert.Zero(t, a.Stats.CreditMessages)
+				assert.Zero(t, since(a.Stats, before).CreditMessages)
 				return nil
 			})
 			require.NoError(t, err)
@@ -406,6 +459,10 @@ func TestLongPayloadInPieces(t *testing.T) {
 	var calls atomic.Int64
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
 		a := pe.AM()
+		base, err := pe.Alloc(size, 0)
+		if err != nil {
+			return err
+		}
 		h, err := a.Register("long", func(m *am.Message) error {
 			calls.Add(1)
 			assert.True(t, bytes.Equal(pattern(size, 9), m.Payload), "the whole payload landed before the handler ran")
@@ -418,7 +475,7 @@ func TestLongPayloadInPieces(t *testing.T) {
 			return err
 		}
 		if pe.Rank() == 0 {
-			if err := a.RequestLong(1, h, pattern(size, 9), pgas.ReservedBytes); err != nil {
+			if err := a.RequestLong(1, h, pattern(size, 9), base); err != nil {
 				return err
 			}
 		} else if err := pe.WaitUntil("the Long request", func() bool { return calls.Load() > 0 }); err != nil {
@@ -437,11 +494,31 @@ func TestLimits(t *testing.T) {
 	err := pgas.Run(config(2, 4), func(pe *pgas.PE) error {
 		a := pe.AM()
 		other := 1 - pe.Rank()
-		seg := int64(len(mustLocal(pe)))
+		seg := pe.Config().SegmentBytes
+		// An allocation at the end of the segment, for Long payloads
+		// there: allocated after a block that fills the rest of the heap.
+		head, err := pe.Alloc(seg-pgas.ReservedBytes-64, 0)
+		if err != nil {
+			return err
+		}
+		tail, err := pe.Alloc(64, 0)
+		if err != nil {
+			return err
+		}
+		if tail != seg-64 {
+			return fmt.Errorf("the tail allocation is at %d, not at the segment's end", tail)
+		}
+		if err := pe.Free(head); err != nil {
+			return err
+		}
+		if err := settle(pe); err != nil {
+			return err
+		}
+		before := a.Stats
 		var replyErrs []error
 		var hRep am.Index
 		var handled int
-		hRep, err := a.Register("reply", func(m *am.Message) error { handled++; return nil })
+		hRep, err = a.Register("reply", func(m *am.Message) error { handled++; return nil })
 		if err != nil {
 			return err
 		}
@@ -469,7 +546,7 @@ func TestLimits(t *testing.T) {
 		for name, err := range map[string]error{
 			"short 17 args":       a.RequestShort(other, hReq, big...),
 			"medium 17 args":      a.RequestMedium(other, hReq, nil, big...),
-			"long 17 args":        a.RequestLong(other, hReq, nil, pgas.ReservedBytes, big...),
+			"long 17 args":        a.RequestLong(other, hReq, nil, tail, big...),
 			"medium too large":    a.RequestMedium(other, hReq, make([]byte, a.MaxMedium()+1)),
 			"long beyond segment": a.RequestLong(other, hReq, make([]byte, 16), seg-8),
 			"long negative":       a.RequestLong(other, hReq, nil, -1),
@@ -500,8 +577,8 @@ func TestLimits(t *testing.T) {
 		assert.ErrorContains(t, a.RequestMedium(other, hReq, make([]byte, a.MaxMedium()+1)), "exceeds MaxMedium")
 		assert.ErrorContains(t, a.RequestLong(other, hReq, make([]byte, 16), seg-8), "outside the")
 		assert.ErrorContains(t, a.RequestShort(other, am.Index(250)), "not registered")
-		assert.Zero(t, a.Stats.Requests, "refused requests are not sent")
-		assert.Zero(t, a.Stats.CreditWaits)
+		assert.Zero(t, since(a.Stats, before).Requests, "refused requests are not sent")
+		assert.Zero(t, since(a.Stats, before).CreditWaits)
 		// The limits themselves are fine, and refusals took no credit:
 		// Depth requests go without waiting.
 		if err := a.RequestShort(other, hReq, argsFor(am.MaxArgs, 1)...); err != nil {
@@ -516,7 +593,7 @@ func TestLimits(t *testing.T) {
 		if err := a.RequestLong(other, hReq, nil, seg); err != nil {
 			return err
 		}
-		assert.Zero(t, a.Stats.CreditWaits)
+		assert.Zero(t, since(a.Stats, before).CreditWaits)
 		if err := pe.WaitUntil("the replies", func() bool { return handled == 4 }); err != nil {
 			return err
 		}
@@ -533,14 +610,6 @@ func TestLimits(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func mustLocal(pe *pgas.PE) []byte {
-	b, err := pe.Local(0, pe.Config().SegmentBytes)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // TestRules: breaking a handler rule returns an error wrapping ErrRule (or
 // ErrInHandler for blocking calls) instead of deadlocking.
 func TestRules(t *testing.T) {
@@ -551,7 +620,12 @@ func TestRules(t *testing.T) {
 		var replies int
 		var errs = map[string]error{}
 		var hRep, hReq, hKeep am.Index
-		hRep, err := a.Register("reply", func(m *am.Message) error {
+		// Long messages of the cases land here: only the rule is wrong.
+		dst, err := pe.Alloc(64, 0)
+		if err != nil {
+			return err
+		}
+		hRep, err = a.Register("reply", func(m *am.Message) error {
 			replies++
 			errs["reply from reply handler"] = m.ReplyShort(hRep)
 			errs["request from reply handler"] = a.RequestShort(m.Source(), hReq)
@@ -563,7 +637,7 @@ func TestRules(t *testing.T) {
 		hReq, err = a.Register("request", func(m *am.Message) error {
 			errs["request from request handler"] = a.RequestShort(m.Source(), hReq)
 			errs["medium request from request handler"] = a.RequestMedium(m.Source(), hReq, nil)
-			errs["long request from request handler"] = a.RequestLong(m.Source(), hReq, nil, pgas.ReservedBytes)
+			errs["long request from request handler"] = a.RequestLong(m.Source(), hReq, nil, dst)
 			errs["barrier in handler"] = pe.Barrier()
 			errs["poll in handler"] = pe.Poll()
 			errs["wait in handler"] = pe.WaitUntil("x", func() bool { return false })
@@ -572,7 +646,7 @@ func TestRules(t *testing.T) {
 			}
 			errs["second reply"] = m.ReplyShort(hRep)
 			errs["second medium reply"] = m.ReplyMedium(hRep, nil)
-			errs["second long reply"] = m.ReplyLong(hRep, nil, pgas.ReservedBytes)
+			errs["second long reply"] = m.ReplyLong(hRep, nil, dst)
 			return nil
 		})
 		if err != nil {
@@ -608,7 +682,7 @@ func TestRules(t *testing.T) {
 			if assert.NotNil(t, m) {
 				errs["reply after the handler returned"] = m.ReplyShort(hRep)
 				errs["medium reply after the handler returned"] = m.ReplyMedium(hRep, nil)
-				errs["long reply after the handler returned"] = m.ReplyLong(hRep, nil, pgas.ReservedBytes)
+				errs["long reply after the handler returned"] = m.ReplyLong(hRep, nil, dst)
 			}
 			for _, name := range []string{"reply from reply handler", "request from reply handler",
 				"reply after the handler returned", "medium reply after the handler returned", "long reply after the handler returned"} {
@@ -949,7 +1023,12 @@ func TestPingPongNeedsNoCreditMessages(t *testing.T) {
 				a := pe.AM()
 				replies := 0
 				var hRep am.Index
-				hRep, err := a.Register("pong", func(m *am.Message) error { replies++; return nil })
+				dst, err := alloc(pe, 64)
+				if err != nil {
+					return err
+				}
+				before := a.Stats
+				hRep, err = a.Register("pong", func(m *am.Message) error { replies++; return nil })
 				if err != nil {
 					return err
 				}
@@ -960,7 +1039,7 @@ func TestPingPongNeedsNoCreditMessages(t *testing.T) {
 					case 1:
 						return m.ReplyMedium(hRep, []byte("pong"), m.Args[0])
 					}
-					return m.ReplyLong(hRep, []byte("pong"), pgas.ReservedBytes, m.Args[0])
+					return m.ReplyLong(hRep, []byte("pong"), dst, m.Args[0])
 				})
 				if err != nil {
 					return err
@@ -990,7 +1069,7 @@ func TestPingPongNeedsNoCreditMessages(t *testing.T) {
 					}
 				}
 				err = pe.Barrier()
-				stats[pe.Rank()] = a.Stats
+				stats[pe.Rank()] = since(a.Stats, before)
 				return err
 			})
 			require.NoError(t, err)

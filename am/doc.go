@@ -37,4 +37,18 @@
 // runs out of other work, or when it owes half a depth, does it send a
 // hidden credit message. Per-peer state is created on first contact, so a
 // PE that talks to few peers pays for few.
+//
+// # Failures
+//
+// A message the network fails to deliver after it was sent (on a simulated
+// network, one whose route is lost: it times out like any transaction) is
+// reported by the sender's endpoint ([conduit.MessageFailures]); from then
+// on every poll of the sender fails with that error, naming the target and
+// the cause, and so does whatever call it waits in: a request waiting for
+// a credit, the runtime's collectives, a barrier. A lost credit message
+// fails its sender the same way, instead of leaving the requester waiting
+// for a credit for ever. A handler's error fails polls in the same way.
+//
+// When the runtime (package pgas) makes the endpoint, Long payloads must
+// land inside live symmetric allocations ([Config.CheckLong]).
 package am

@@ -167,6 +167,8 @@ func (w *network) config() fabric.Config {
 		Translate:   w.translate,
 		Registered:  w.registered,
 		Offload:     w.ce,
+
+		ReroutePause: w.opts.reroutePause,
 	}
 }
 
@@ -190,6 +192,7 @@ func (w *network) counters(fs fabric.Stats) map[string]int64 {
 	}
 	c["pte_hits"], c["pte_misses"] = hits, misses
 	c["ce_collectives"], c["ce_packets"], c["ce_waits"] = w.ce.stats.Collectives, w.ce.stats.Packets, w.ce.stats.Waits
+	c["detours"] = w.detours
 	return c
 }
 

@@ -143,6 +143,7 @@ const (
 	routeGreenTaken  = 1 << 16
 	routeBlackTaken  = 1 << 17
 	routeGlobalTaken = 1 << 18
+	routeDetoured    = 1 << 28 // replaced after the source (detour)
 	routeCountShift  = 8
 	routeIndexMask   = 1<<routeCountShift - 1
 	routeHopBits     = 8
@@ -153,14 +154,31 @@ const (
 
 // linkFault is a failed or degraded link: the link leaving Aries aries by
 // network port port, with lanes lanes still working (1 or 2), or failed in
-// both directions if lanes is 0.
+// both directions if lanes is 0; from the start of the job, or from time
+// at when timed.
 type linkFault struct {
 	aries, port, lanes int
+	timed              bool
+	at                 Time
 }
 
-// parseFaults parses the fail option: "aries:port[:lanes]" separated by
-// ';', port 0..NetworkPortsPerAries-1 in the topology's numbering
-// (FirstGreenPort), lanes 1..LanesPerLink-1.
+// String formats the fault as the fail option gives it.
+func (f linkFault) String() string {
+	s := fmt.Sprintf("%d:%d", f.aries, f.port)
+	if f.lanes > 0 {
+		s += fmt.Sprintf(":%d", f.lanes)
+	}
+	if f.timed {
+		s += "@" + fabric.FormatFaultTime(f.at)
+	}
+	return s
+}
+
+// parseFaults parses the fail option: "aries:port[:lanes][@time]"
+// separated by ';', port 0..NetworkPortsPerAries-1 in the topology's
+// numbering (FirstGreenPort), lanes 1..LanesPerLink-1, time (a Go
+// duration of simulated time: 50us, 1.5ms) when the link fails or
+// degrades in the middle of the run; without it, from the start.
 func parseFaults(s string) ([]linkFault, error) {
 	var out []linkFault
 	for _, item := range strings.Split(s, ";") {
@@ -168,9 +186,10 @@ func parseFaults(s string) ([]linkFault, error) {
 		if item == "" {
 			continue
 		}
-		parts := strings.Split(item, ":")
+		spec, when, timed := strings.Cut(item, "@")
+		parts := strings.Split(spec, ":")
 		if len(parts) < 2 || len(parts) > 3 {
-			return nil, fmt.Errorf("link %q: not aries:port or aries:port:lanes", item)
+			return nil, fmt.Errorf("link %q: not aries:port[:lanes][@time]", item)
 		}
 		var f linkFault
 		var err error
@@ -184,6 +203,12 @@ func parseFaults(s string) ([]linkFault, error) {
 			if f.lanes, err = strconv.Atoi(strings.TrimSpace(parts[2])); err != nil || f.lanes < 1 || f.lanes >= LanesPerLink {
 				return nil, fmt.Errorf("link %q: working lanes %q are not 1 to %d", item, parts[2], LanesPerLink-1)
 			}
+		}
+		if timed {
+			if f.at, err = fabric.ParseFaultTime(strings.TrimSpace(when)); err != nil {
+				return nil, fmt.Errorf("link %q: %v", item, err)
+			}
+			f.timed = true
 		}
 		out = append(out, f)
 	}
@@ -225,6 +250,16 @@ type network struct {
 	rerouted, reroutedNonMinimal    int64
 	// rest is a buffer for the rest of a route (reconsider).
 	rest Path
+	// newTables: the HSS has put new routing tables into effect after a
+	// link failed in the run (Reroute). detours counts the routes
+	// replaced where they met a failed link (detour), into detourBest's
+	// buffer.
+	newTables  bool
+	detours    int64
+	detourBest Path
+	// candWorking caches workingCandidates (the new tables' nearest
+	// working global links) by source Aries x groups + destination group.
+	candWorking map[int64]candidateSet
 
 	// m is the machine of the job (nil for networks no job runs on).
 	m *fabric.Machine
@@ -365,7 +400,7 @@ func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
 	for i := range w.cand {
 		w.cand[i] = make(Path, 0, MaxNonMinimalHops)
 	}
-	if err := w.applyFaults(); err != nil {
+	if err := w.applyFaults(m); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -373,27 +408,44 @@ func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
 
 // applyFaults fails links (both directions: adaptive traffic avoids them,
 // deterministic traffic through them is lost) and degrades others (both
-// directions carry the traffic on the working lanes, more slowly).
-func (w *network) applyFaults() error {
+// directions carry the traffic on the working lanes, more slowly); a
+// timed fault happens at its time in the run (fabric.Machine.FailAt,
+// DegradeAt), when under deterministic routing the HSS re-routes.
+func (w *network) applyFaults(m *fabric.Machine) error {
 	for _, f := range w.opts.faults {
 		if f.aries >= len(w.out) {
-			return fmt.Errorf("aries: option fail: link %d:%d: Aries %d outside the %d Aries of %v", f.aries, f.port, f.aries, len(w.out), w.df)
+			return fmt.Errorf("aries: option fail: link %v: Aries %d outside the %d Aries of %v", f, f.aries, len(w.out), w.df)
 		}
 		c := w.out[f.aries][f.port]
 		if c == nil {
-			return fmt.Errorf("aries: option fail: link %d:%d: port %d of Aries %d is not cabled in %v", f.aries, f.port, f.port, f.aries, w.df)
+			return fmt.Errorf("aries: option fail: link %v: port %d of Aries %d is not cabled in %v", f, f.port, f.aries, w.df)
 		}
 		h, _, _ := w.df.Link(f.aries, f.port)
 		back := w.out[h.To][h.ToPort]
-		for _, c := range []*fabric.Channel{c, back} {
-			if f.lanes == 0 {
-				c.Fail()
-			} else {
-				c.Degrade(f.lanes)
-			}
+		switch {
+		case f.lanes == 0 && f.timed:
+			m.FailAt(f.at, c, back)
+		case f.lanes == 0:
+			c.Fail()
+			back.Fail()
+		case f.timed:
+			m.DegradeAt(f.at, f.lanes, c, back)
+		default:
+			c.Degrade(f.lanes)
+			back.Degrade(f.lanes)
 		}
 	}
 	return nil
+}
+
+// Reroute puts the HSS's new routing tables into effect
+// (fabric.Rerouter): from now on deterministic routes avoid every failed
+// link, and a deterministic packet whose route meets one is taken round it
+// (detour); the global links a minimal route may take towards a group are
+// the nearest that work (workingCandidates), for adaptive routes too.
+func (w *network) Reroute() {
+	w.newTables = true
+	w.candWorking = nil
 }
 
 // RouterOf is the Aries of one of the job's nodes.
@@ -422,7 +474,7 @@ func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 		if !w.choose(r.ID, p) {
 			return nil
 		}
-	case p.Adaptive && w.opts.progressive && p.Route[0]&(routeNonMinimal|routeGlobalTaken) == 0:
+	case p.Adaptive && w.opts.progressive && p.Route[0]&(routeNonMinimal|routeGlobalTaken|routeDetoured) == 0:
 		w.reconsider(r.ID, p)
 	}
 	i := int(p.Route[0] & routeIndexMask)
@@ -433,7 +485,15 @@ func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 	port := int(hop & routePortMask)
 	c := w.out[r.ID][port]
 	if c == nil || c.Failed() {
-		return nil
+		// A failed link ahead: adaptive routing goes round it; a
+		// deterministic packet only once the tables avoid it, else it is
+		// lost.
+		if !p.Adaptive && !w.newTables || !w.detour(r.ID, p) {
+			return nil
+		}
+		hop = w.hop(p, 0)
+		port = int(hop & routePortMask)
+		c = w.out[r.ID][port]
 	}
 	p.Route[0]++
 	switch class, _ := PortClass(port); class {
@@ -454,6 +514,10 @@ func (w *network) choose(src int, p *fabric.Packet) bool {
 	dst := p.DstRouter
 	if !p.Adaptive {
 		path := w.minimal(w.cand[0][:0], src, dst, p.Hash)
+		if w.newTables && !w.works(path) {
+			// The new tables route round the failed link.
+			return w.detour(src, p)
+		}
 		w.store(p, path, -1)
 		w.minimalRoutes++
 		return true
@@ -581,6 +645,12 @@ func (w *network) minimal(path Path, src, dst int, r uint64) Path {
 		return d.topoAppendLocal(path, src, dst, &ch)
 	}
 	cs := w.candidates(src, gd)
+	if w.newTables {
+		cs = w.workingCandidates(src, gd)
+		if cs.n == 0 {
+			return path // no working global link to the group: no path
+		}
+	}
 	n := uint64(cs.n)
 	i := int(r % n)
 	if cs.links != nil {
@@ -636,6 +706,40 @@ func (w *network) candidates(src, gd int) candidateSet {
 		}
 	}
 	*slot = candidateEntry{key, cs}
+	return cs
+}
+
+// workingCandidates is candidates in the new tables (Reroute): the
+// working global links nearest Aries src towards group gd, by a scan of
+// every link between the groups; none if every one has failed.
+func (w *network) workingCandidates(src, gd int) candidateSet {
+	key := int64(src)*int64(w.df.Groups()) + int64(gd)
+	if cs, ok := w.candWorking[key]; ok {
+		return cs
+	}
+	if w.candWorking == nil {
+		w.candWorking = make(map[int64]candidateSet)
+	}
+	d := w.df
+	gs := src / AriesPerGroup
+	links := LinksPerCable * d.topoCables(gs, gd)
+	best := MaxLocalMinimalHops + 1
+	var cs candidateSet
+	for i := range links {
+		h := d.topoGlobalHop(gs, gd, i)
+		if c := w.out[h.From][h.FromPort]; c == nil || c.Failed() {
+			continue
+		}
+		dist := topoLocalDistance(src, h.From)
+		if dist < best {
+			best, cs.links = dist, cs.links[:0]
+		}
+		if dist == best {
+			cs.links = append(cs.links, int32(i))
+		}
+	}
+	cs.n = int32(len(cs.links))
+	w.candWorking[key] = cs
 	return cs
 }
 
@@ -720,9 +824,11 @@ func (w *network) sampled(a, port int) int {
 // store keeps path in p.Route, with the VC offset of each hop: one more
 // after each global hop and from the hop split on (the intermediate
 // Aries; -1: none).
-func (w *network) store(p *fabric.Packet, path Path, split int) {
+func (w *network) store(p *fabric.Packet, path Path, split int) { w.storeFrom(p, path, split, 0) }
+
+// storeFrom is store with the VC offsets starting at vc.
+func (w *network) storeFrom(p *fabric.Packet, path Path, split, vc int) {
 	p.Route = [4]int32{routeRouted | int32(len(path))<<routeCountShift}
-	vc := 0
 	for i, h := range path {
 		if i == split {
 			vc++
@@ -733,6 +839,117 @@ func (w *network) store(p *fabric.Packet, path Path, split int) {
 			vc++
 		}
 	}
+}
+
+// works says whether none of path's links has failed.
+func (w *network) works(path Path) bool {
+	for _, h := range path {
+		if c := w.out[h.From][h.FromPort]; c == nil || c.Failed() {
+			return false
+		}
+	}
+	return true
+}
+
+// detour replaces the rest of p's route at Aries a, where its next link
+// has failed, or at its source when the new tables avoid a failed link on
+// its deterministic route: "If a link fails, the router automatically
+// stops sending packets in that direction" ([ARIES-WP] Network
+// Reliability, Availability and Serviceability), and the HSS's new tables
+// route round it. The new route is a minimal one from a, or failing that
+// a non-minimal one, that avoids the failed links and keeps the VC order
+// that rules out credit cycles (see the VCs above): its first hop stays
+// on the packet's VC only if it is of a class after the class of the
+// packet's last hop, else it starts on the next VC, and its last hop must
+// still be on one of the class's VCs. A deterministic packet takes the
+// first such route of a sequence drawn from its hash (the same for every
+// packet of its flow); an adaptive one the least loaded of up to
+// MinimalCandidates+NonMinimalCandidates drawn at random. false: none
+// fits within 2 x (CandidateRetries+1) draws, and the packet is lost (its
+// transaction times out and is retried from its source).
+func (w *network) detour(a int, p *fabric.Packet) bool {
+	vc, last := 0, LinkClass(0)
+	after := false // the new route's first hop must come after last on vc
+	if i := int(p.Route[0] & routeIndexMask); p.Route[0]&routeRouted != 0 && i > 0 {
+		hop := w.hop(p, i-1)
+		vc, after = int(hop>>routeVCShift), true
+		last, _ = PortClass(int(hop & routePortMask))
+	}
+	dst := p.DstRouter
+	tries := 2 * (CandidateRetries + 1)
+	found, bestCost, bestSplit, bestStart := 0, -1, -1, 0
+	for k := range tries {
+		r := [3]uint64{mix(p.Hash + uint64(k)), mix(p.Hash ^ uint64(k)<<32), mix(^p.Hash + uint64(k))}
+		if p.Adaptive {
+			r = [3]uint64{w.rng.Uint64(), w.rng.Uint64(), w.rng.Uint64()}
+		}
+		nonMinimal := k >= tries/2
+		split := -1
+		path := w.cand[0][:0]
+		if nonMinimal {
+			path, split = w.nonMinimal(path, a, dst, r[0], r[1], r[2])
+		} else {
+			path = w.minimal(path, a, dst, r[0])
+		}
+		w.cand[0] = path
+		if len(path) == 0 || !w.works(path) {
+			continue
+		}
+		start := vc
+		if after && path[0].Class <= last {
+			start++
+		}
+		top := start // the VC offset of the last hop
+		for i, h := range path[:len(path)-1] {
+			if h.Class == LinkGlobal {
+				top++
+			}
+			if i+1 == split {
+				top++
+			}
+		}
+		if split == 0 {
+			top++
+		}
+		if top >= RequestVCs {
+			continue
+		}
+		if !p.Adaptive {
+			w.detourBest, bestSplit, bestStart = append(w.detourBest[:0], path...), split, start
+			found = 1
+			break
+		}
+		cost, _ := w.cost(path)
+		if nonMinimal {
+			cost += w.opts.bias
+		}
+		if found == 0 || cost < bestCost {
+			w.detourBest, bestCost, bestSplit, bestStart = append(w.detourBest[:0], path...), cost, split, start
+		}
+		if found++; found == MinimalCandidates+NonMinimalCandidates {
+			break
+		}
+	}
+	if found == 0 {
+		return false
+	}
+	w.storeFrom(p, w.detourBest, bestSplit, bestStart)
+	p.Route[0] |= routeDetoured
+	if bestSplit >= 0 {
+		p.Route[0] |= routeNonMinimal
+	}
+	w.detours++
+	return true
+}
+
+// mix is SplitMix64's finaliser: the deterministic detours' draws from a
+// packet's hash.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // channelName names a channel for the trace.

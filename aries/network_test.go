@@ -23,7 +23,11 @@ func ringJob(t *testing.T, pes int, opts map[string]string) pgas.Report {
 	cfg := pgas.Config{Conduit: "aries", PEs: pes, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes, Options: opts, Report: &rep}
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
 		const n = 1000
-		src, err := pe.Local(pgas.ReservedBytes, n)
+		base, err := pe.Alloc(2*n, 0)
+		if err != nil {
+			return err
+		}
+		src, err := pe.Local(base, n)
 		if err != nil {
 			return err
 		}
@@ -31,14 +35,14 @@ func ringJob(t *testing.T, pes int, opts map[string]string) pgas.Report {
 			src[i] = byte(pe.Rank() + i)
 		}
 		next := (pe.Rank() + 1) % pe.Size()
-		if err := pe.Put(next, pgas.ReservedBytes+n, src); err != nil {
+		if err := pe.Put(next, base+n, src); err != nil {
 			return err
 		}
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
 		got := make([]byte, n)
-		if err := pe.Get(next, pgas.ReservedBytes+n, got); err != nil {
+		if err := pe.Get(next, base+n, got); err != nil {
 			return err
 		}
 		if !bytes.Equal(got, src) {
@@ -80,8 +84,12 @@ func putLatency(t *testing.T, pes int, targets []int, opts map[string]string) []
 	out := make([]time.Duration, len(targets))
 	cfg := pgas.Config{Conduit: "aries", PEs: pes, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes, Options: opts}
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		base, err := pe.Alloc(16, 0)
+		if err != nil {
+			return err
+		}
 		if pe.Rank() == 0 {
-			src, err := pe.Local(pgas.ReservedBytes, 8)
+			src, err := pe.Local(base, 8)
 			if err != nil {
 				return err
 			}
@@ -91,7 +99,7 @@ func putLatency(t *testing.T, pes int, targets []int, opts map[string]string) []
 					if k == warmup {
 						start = pe.Now()
 					}
-					if err := pe.Put(target, pgas.ReservedBytes+8, src); err != nil {
+					if err := pe.Put(target, base+8, src); err != nil {
 						return err
 					}
 				}
@@ -149,18 +157,22 @@ func worstCase(t *testing.T, senders, bytesPerNode, chunk, window int, opts map[
 	cfg := pgas.Config{Conduit: "aries", PEs: pes, PEsPerNode: 1, Ordering: pgas.OrderRelaxed, Report: &rep,
 		SegmentBytes: pgas.MinSegmentBytes + int64(window*chunk), Options: opts}
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		base, err := pe.Alloc(int64(window*chunk), 0)
+		if err != nil {
+			return err
+		}
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
 		if pe.Rank() < senders {
-			src, err := pe.Local(pgas.ReservedBytes, int64(chunk))
+			src, err := pe.Local(base, int64(chunk))
 			if err != nil {
 				return err
 			}
 			start := pe.Now()
 			hs := make([]pgas.Handle, 0, window)
 			for sent := 0; sent < bytesPerNode; sent += chunk {
-				h, err := pe.PutNB(pe.Rank()+aries.NodesPerGroup, pgas.ReservedBytes+int64(len(hs)*chunk), src)
+				h, err := pe.PutNB(pe.Rank()+aries.NodesPerGroup, base+int64(len(hs)*chunk), src)
 				if err != nil {
 					return err
 				}
@@ -229,14 +241,18 @@ func putTime(pes, target, bytes int, opts map[string]string) (time.Duration, pga
 	cfg := pgas.Config{Conduit: "aries", PEs: pes, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes + chunk,
 		Options: opts, Report: &rep}
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		base, err := pe.Alloc(chunk, 0)
+		if err != nil {
+			return err
+		}
 		if pe.Rank() == 0 {
-			src, err := pe.Local(pgas.ReservedBytes, chunk)
+			src, err := pe.Local(base, chunk)
 			if err != nil {
 				return err
 			}
 			start := pe.Now()
 			for sent := 0; sent < bytes; sent += chunk {
-				if err := pe.Put(target, pgas.ReservedBytes, src); err != nil {
+				if err := pe.Put(target, base, src); err != nil {
 					return err
 				}
 			}

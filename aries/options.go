@@ -2,6 +2,7 @@ package aries
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gopgas/gopgas/internal/fabric"
 	"github.com/gopgas/gopgas/internal/option"
@@ -24,8 +25,10 @@ type options struct {
 	// after the source while a packet is on a minimal route in its source
 	// group (default); false: at the source only.
 	progressive bool
-	// faults are failed or degraded links.
-	faults []linkFault
+	// faults are failed or degraded links; reroutePause is how long the
+	// network is quiesced for new tables after one fails in the run.
+	faults       []linkFault
+	reroutePause Time
 	// pageBytes is the page size of registered memory (the IOMMU).
 	pageBytes int64
 	// noCE turns the collective engine off: barriers and allreduces run
@@ -58,9 +61,11 @@ var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *
 		func(o *options, b bool) { o.valiant = b }),
 	option.Bool("progressive", "false: adaptive routes are chosen at the source Aries only, not again at the next Aries of the source group",
 		func(o *options, b bool) { o.progressive = b }),
-	option.Custom("fail", "failed links (lanes working, 1 or 2, degrades instead of failing)",
-		fmt.Sprintf("aries:port[:lanes] separated by ';' (port 0 to %d, lanes 1 to %d)", NetworkPortsPerAries-1, LanesPerLink-1),
-		parseFailOption, nil, func(o *options, f []linkFault) { o.faults = f }),
+	option.Custom("fail", "failed links (lanes working, 1 or 2, degrades instead of failing; @time, a duration such as 50us, fails or degrades it that far into the run instead of from the start)",
+		fmt.Sprintf("aries:port[:lanes][@time] separated by ';' (port 0 to %d, lanes 1 to %d)", NetworkPortsPerAries-1, LanesPerLink-1),
+		parseFailOption, formatFaults, func(o *options, f []linkFault) { o.faults = f }),
+	fabric.ReroutePauseOption("how long the HSS quiesces the network for new routing tables after a link fails in the run under deterministic routing",
+		ReroutePause, func(o *options, t Time) { o.reroutePause = t }),
 	option.BytesOf("page_bytes", fmt.Sprintf("page size of registered memory: %s (two-level translation) or %s (default, one level)", units.FormatBytes(SmallPageBytes), units.FormatBytes(HugePageBytes)),
 		[]int64{SmallPageBytes, HugePageBytes}, func(o *options, n int64) { o.pageBytes = n }),
 	option.Bool("ce", "false: no collective engine; barriers and allreduces run in software",
@@ -68,6 +73,15 @@ var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *
 	option.NodeList("exclude", "system nodes the job may not use (failed, or other jobs'): the job's nodes map around them", MaxNodes-1,
 		func(o *options, l []int) { o.excluded = l }),
 )...).AtMostOne("groups", "chassis", "cabinets")
+
+// formatFaults writes faults as the fail option reads them.
+func formatFaults(fs []linkFault) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, ";")
+}
 
 // parseFailOption is the fail option: parseFaults, which skips empty
 // items, and at least one link.
@@ -84,7 +98,7 @@ var OptionNames = optionTable.Names()
 
 // parseOptions parses the backend options of a job (optionTable).
 func parseOptions(o map[string]string) (options, error) {
-	opts := options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true}
+	opts := options{Options: fabric.DefaultOptions(params), pageBytes: PageBytes, bias: DefaultBias, progressive: true, reroutePause: ReroutePause}
 	err := optionTable.Parse(&opts, o)
 	return opts, err
 }

@@ -50,7 +50,12 @@ var ariesBadOptions = []optCase{
 	badValue("valiant", "yes", "not true or false"),
 	badValue("progressive", "2", "not true or false"),
 	badValue("ce", "on", "not true or false"),
-	badValue("fail", "", "empty (want aries:port[:lanes] separated by ';' (port 0 to 39, lanes 1 to 2))"),
+	badValue("fail", "", "empty (want aries:port[:lanes][@time] separated by ';' (port 0 to 39, lanes 1 to 2))"),
+	badValue("fail", "0:1@later", "not a duration"),
+	badValue("reroute_pause", "", "empty"),
+	badValue("reroute_pause", "1", "not a duration"),
+	badValue("reroute_pause", "-5us", "negative"),
+	badValue("reroute_pause", "1h", "more than 1s"),
 	badValue("fail", " ", "empty"),
 	badValue("fail", ";", "no link"),
 	badValue("fail", " ; ; ", "no link"),
@@ -86,7 +91,7 @@ var ariesBadOptions = []optCase{
 	{map[string]string{"groups": "2", "cabinets": "4"}, []string{`options cabinets="4" and groups="2": give at most one`}},
 	{map[string]string{"chassis": "6", "cabinets": "2"}, []string{`options cabinets="2" and chassis="6": give at most one`}},
 	{map[string]string{"groups": "2", "chassis": "6", "cabinets": "4"}, []string{`options cabinets="4", chassis="6" and groups="2": give at most one`}},
-	{map[string]string{"torus": "4x2x4"}, []string{`aries: unknown option "torus" (known: bias, bundle, cabinets, ce, chassis, coarse_bytes, coarse_packets, crc_error_rate, exclude, fail, groups, hash_address, hazards, page_bytes, progressive, routing, trace, valiant)`}},
+	{map[string]string{"torus": "4x2x4"}, []string{`aries: unknown option "torus" (known: bias, bundle, cabinets, ce, chassis, coarse_bytes, coarse_packets, crc_error_rate, exclude, fail, groups, hash_address, hazards, page_bytes, progressive, reroute_pause, routing, trace, valiant)`}},
 	{map[string]string{"groups": "1", "groups ": "1"}, []string{`option "groups" given twice`}},
 	{map[string]string{"exclude": "9-7", "crc_error_rate": "NaN", "bias": "x"},
 		[]string{`aries: option bias="x": not an integer (want an integer in [-1048576, 1048576]); option crc_error_rate="NaN": `, `; option exclude="9-7": item "9-7": reversed range`}},
@@ -157,8 +162,11 @@ func TestOptionErrorsFromEnv(t *testing.T) {
 // and values with whitespace and units.
 func TestGoodOptions(t *testing.T) {
 	work := func(pe *pgas.PE) error {
-		next := (pe.Rank() + 1) % pe.Size()
-		if err := pe.Put(next, pgas.ReservedBytes, []byte{byte(pe.Rank())}); err != nil {
+		a, err := pgas.NewArray[byte](pe, 8)
+		if err != nil {
+			return err
+		}
+		if err := a.Put((pe.Rank()+1)%pe.Size(), 0, []byte{byte(pe.Rank())}); err != nil {
 			return err
 		}
 		return pe.Barrier()

@@ -75,6 +75,17 @@ const (
 	// TransactionTimeout ends a transaction whose responses never came.
 	// Assumed.
 	TransactionTimeout = 10 * 1000 * us
+	// ReroutePause is how long the HSS keeps the network quiesced when a
+	// link fails under deterministic routing: "HSS can quiesce network
+	// traffic so that route table changes can be deployed safely.
+	// Applications pause briefly while this operation is in progress;
+	// traffic is released once the re-route process has completed"
+	// ([ARIES-WP] Network Reliability, Availability and Serviceability),
+	// which gives no time. Assumed: 1 ms, brief beside a job's run, a
+	// thousand times a packet's journey, and a tenth of TransactionTimeout
+	// (whose clock stands still during the pause anyway). A real system's
+	// re-route takes longer; the reroute_pause option sets another value.
+	ReroutePause = 1000 * us
 	// CQEntryBytes is the size of a completion-queue entry.
 	CQEntryBytes = 16
 	// MaxPacketData: "Packets contain up to 64 bytes of data" (Aries NIC).

@@ -253,7 +253,7 @@ func TestNetworkBadOptions(t *testing.T) {
 	}
 	f, err := parseFaults(" 3:31 ; 7:0:2;")
 	require.NoError(t, err)
-	assert.Equal(t, []linkFault{{3, 31, 0}, {7, 0, 2}}, f)
+	assert.Equal(t, []linkFault{{aries: 3, port: 31}, {aries: 7, port: 0, lanes: 2}}, f)
 	f, err = parseFaults("")
 	require.NoError(t, err)
 	assert.Empty(t, f)

@@ -402,12 +402,17 @@ func ariesRateRow(s *Session) (Measurement, error) {
 		cfg.PEs, cfg.PEsPerNode = 5*ppn, ppn
 		var r float64
 		err := pgas.Run(cfg, func(pe *pgas.PE) error {
+			// A word per PE for the puts' data, and one to put from.
+			base, err := pe.Alloc(8*int64(pe.Size()+1), 0)
+			if err != nil {
+				return err
+			}
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
 			start := pe.Now()
 			if pe.Node() == 0 {
-				buf, err := pe.Local(pgas.ReservedBytes, 8)
+				buf, err := pe.Local(base+8*int64(pe.Size()), 8)
 				if err != nil {
 					return err
 				}
@@ -420,7 +425,7 @@ func ariesRateRow(s *Session) (Measurement, error) {
 					if alternate {
 						target = t[i%2]
 					}
-					if err := pe.PutNBI(target, pgas.ReservedBytes+8*int64(pe.Rank()), buf); err != nil {
+					if err := pe.PutNBI(target, base+8*int64(pe.Rank()), buf); err != nil {
 						return err
 					}
 				}
@@ -462,17 +467,18 @@ func ariesOutstandingRow(s *Session) (Measurement, error) {
 	cfg.PEs, cfg.PEsPerNode, cfg.Report = (senders+1)*ppn, ppn, &rep
 	err := s.parallel(func() error {
 		return pgas.Run(cfg, func(pe *pgas.PE) error {
-			if pe.Node() == senders {
-				return nil
+			base, err := pe.Alloc(64*gets, 0)
+			if err != nil || pe.Node() == senders {
+				return err
 			}
-			buf, err := pe.Local(pgas.ReservedBytes, 64*gets)
+			buf, err := pe.Local(base, 64*gets)
 			if err != nil {
 				return err
 			}
 			hs := make([]pgas.Handle, gets)
 			target := senders*ppn + pe.Rank()%ppn
 			for i := range hs {
-				if hs[i], err = pe.GetNB(target, pgas.ReservedBytes, buf[64*i:64*i+64]); err != nil {
+				if hs[i], err = pe.GetNB(target, base, buf[64*i:64*i+64]); err != nil {
 					return err
 				}
 			}
@@ -633,18 +639,24 @@ func ariesRandomPutRate(s *Session, page int) (float64, error) {
 	cfg.SegmentBytes = pgas.ReservedBytes + area
 	var r float64
 	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		// The whole heap: the area the puts land in, its first word also
+		// what they put.
+		base, err := pe.Alloc(area, 0)
+		if err != nil {
+			return err
+		}
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
 		start := pe.Now()
 		if pe.Node() == 0 {
 			rng := rand.New(rand.NewPCG(uint64(pe.Rank()), 7))
-			buf, err := pe.Local(pgas.ReservedBytes, 8)
+			buf, err := pe.Local(base, 8)
 			if err != nil {
 				return err
 			}
 			for range puts {
-				off := pgas.ReservedBytes + 8*rng.Int64N(area/8)
+				off := base + 8*rng.Int64N(area/8)
 				if err := pe.PutNBI(4*ppn, off, buf); err != nil {
 					return err
 				}

@@ -292,18 +292,19 @@ func unitDelta(s *Session, backend, counter string, ranks, target int, op bench.
 			cfg := s.config(backend, pgas.OrderRelaxed, nil)
 			cfg.PEs, cfg.PEsPerNode, cfg.Report, cfg.FMARDMACutover = ranks, 1, &rep, 1<<20
 			err := pgas.Run(cfg, func(pe *pgas.PE) error {
-				if pe.Rank() != 0 {
-					return nil
+				base, err := pe.Alloc(2*int64(size), 0)
+				if err != nil || pe.Rank() != 0 {
+					return err
 				}
-				buf, err := pe.Local(pgas.ReservedBytes, int64(size))
+				buf, err := pe.Local(base, int64(size))
 				if err != nil {
 					return err
 				}
 				for range n {
 					if op == bench.Put {
-						err = pe.Put(target, pgas.ReservedBytes+int64(size), buf)
+						err = pe.Put(target, base+int64(size), buf)
 					} else {
-						err = pe.Get(target, pgas.ReservedBytes+int64(size), buf)
+						err = pe.Get(target, base+int64(size), buf)
 					}
 					if err != nil {
 						return err

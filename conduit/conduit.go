@@ -255,6 +255,22 @@ type PostDesc struct {
 	FlagMem   MemHandle
 	FlagValue uint64
 
+	// TxnID and Retry make the retry of a timed-out AMO exactly-once. A
+	// backend whose transactions can time out (StatusTimeout) sets TxnID
+	// when it accepts a post that is not a retry: the identity of the
+	// transaction, unique among the posts of the job. A runtime that
+	// re-posts a descriptor after its completion reported StatusTimeout
+	// sets Retry and leaves TxnID as the backend set it, so the retry
+	// carries its first attempt's identity; a new operation starts with
+	// both zero. The backend must apply an AMO at most once per identity:
+	// if an earlier attempt was applied at the target (only its response
+	// was lost), the retry completes with that attempt's outcome (its
+	// fetched value in Result) and does not apply the operation again.
+	// Puts and gets are idempotent and are simply done again. A backend
+	// that never times out (smp) ignores both.
+	TxnID uint64
+	Retry bool
+
 	// Context is the runtime's own: returned untouched in the Event.
 	Context any
 }
@@ -444,6 +460,30 @@ type Endpoint interface {
 	// wrapping ErrJobAborted, or a *DeadlockError), or nil while it runs.
 	// Polling loops check it so that they stop when the job does.
 	Err() error
+}
+
+// DirectSegmenter is implemented by an endpoint whose backend maps every
+// PE's segment (Caps.DirectAccess) in one table that all the job's
+// endpoints share: DirectSegments returns it, by rank (nil where a segment
+// is not mapped), and the caller must not modify it. It spares each PE a
+// table of its own, which for a job of N PEs would cost N^2 entries.
+type DirectSegmenter interface {
+	DirectSegments() [][]byte
+}
+
+// MessageFailures is implemented by an Endpoint whose network can fail to
+// deliver a message SendMessage accepted: on a simulated network a message
+// whose route is lost times out like any transaction, after SendMessage
+// has returned. The runtime checks it whenever it polls for messages, so
+// that such a loss fails the PE's wait with its cause instead of leaving
+// the PE (and the message's target) waiting for ever.
+type MessageFailures interface {
+	// MessageErr returns an error naming the first message this PE sent
+	// that the network failed to deliver (its target and the cause, such
+	// as a completion timeout), or nil. A failure is for good: the
+	// messages sent after the lost one to the same target are held behind
+	// it, as messages are handed out in their sender's order.
+	MessageErr() error
 }
 
 // CollectiveOffload is implemented by endpoints whose backend reduces in the

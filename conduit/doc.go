@@ -37,9 +37,10 @@
 //     segments can be addressed directly by load/store, and whether
 //     collectives can be offloaded ([CollectiveOffload]).
 //   - The clock ([Endpoint.Now], [Endpoint.Charge]) and the one place a PE
-//     waits: [Endpoint.WaitFor]. A real backend spins there; a simulated one
-//     advances virtual time there, delivering events until the waiter is
-//     ready. Nothing in the runtime blocks anywhere else.
+//     waits: [Endpoint.WaitFor]. A real backend polls there, and may let a
+//     long wait sleep until woken ([Waker]); a simulated one advances
+//     virtual time there, delivering events until the waiter is ready.
+//     Nothing in the runtime blocks anywhere else.
 //   - A registry of backends by name ([Register], [Open]).
 //
 // # Completion semantics
@@ -53,6 +54,18 @@
 // local event of a get means the data is in the local buffer. The local event
 // of an AMO means it was performed at the target and, for fetching AMOs, that
 // [PostDesc.Result] holds the old value.
+//
+// # Timeouts and retries
+//
+// A simulated network whose links fail loses packets; the transaction
+// they belonged to completes with [StatusTimeout], and its data may or
+// may not have been delivered. The runtime may post the same descriptor
+// again with [PostDesc.Retry] set, leaving [PostDesc.TxnID] as the
+// backend set it on the first post: a put or get is simply done again,
+// and an AMO is applied at most once per identity (a retry of one whose
+// response was lost returns the first application's old value). Short
+// messages are the backend's to deliver: one whose packets were lost is
+// sent again, and delivered once.
 //
 // # Flagged get responses
 //

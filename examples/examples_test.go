@@ -23,7 +23,7 @@ import (
 	"time"
 )
 
-var examples = []string{"hello", "ring", "histogram", "jacobi"}
+var examples = []string{"hello", "ring", "histogram", "jacobi", "integrity"}
 
 // runTimeout bounds one run of an example; a healthy run takes well under
 // a second even with -race.
@@ -211,7 +211,13 @@ const (
 	jacobiPoints  = 101
 	jacobiIters   = 300
 	jacobiPattern = `jacobi: %d points, %d iterations on %d PEs in \S+: max residual \S+: matches the serial computation exactly: ok`
+	integrityMax  = 65536
+	integrityAdds = 8
 )
+
+// integritySizes are the block sizes of integrity -max integrityMax: 8
+// bytes in steps of 8, and the largest.
+var integritySizes = []int{8, 64, 512, 4096, 32768, integrityMax}
 
 var cases = []struct {
 	name  string
@@ -227,6 +233,14 @@ var cases = []struct {
 	})},
 	{"jacobi", []string{"-n", fmt.Sprint(jacobiPoints), "-iters", fmt.Sprint(jacobiIters)}, wantLine(func(n int) string {
 		return fmt.Sprintf(jacobiPattern, jacobiPoints, jacobiIters, n)
+	})},
+	{"integrity", []string{"-max", fmt.Sprint(integrityMax), "-adds", fmt.Sprint(integrityAdds)}, wantLine(func(n int) string {
+		sum := 0
+		for _, s := range integritySizes {
+			sum += s
+		}
+		return regexp.QuoteMeta(fmt.Sprintf("integrity: %d PEs: %d puts and gets of 8 to %d bytes, %d bytes checked; %d fetch-adds, totals and fetched values checked: ok",
+			n, 2*n*n*len(integritySizes), integrityMax, 2*n*n*sum, integrityAdds*n*n))
 	})},
 }
 
@@ -285,6 +299,7 @@ func TestBadArguments(t *testing.T) {
 		{"ring", []string{"-laps", "0"}, "-laps 0: must be at least 1"},
 		{"histogram", []string{"-bins", "0"}, "-bins 0: must be at least 1"},
 		{"jacobi", []string{"-n", "3"}, "-n 3: the grid needs at least one point per PE (4 PEs)"},
+		{"integrity", []string{"-factor", "1"}, "the step between block sizes, 1: must be at least 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -41,7 +41,9 @@ func mpiBinary(t *testing.T, name string) string {
 			args = append(args, "-race")
 		}
 		for _, e := range examples {
-			args = append(args, "./examples/"+e)
+			if mpiReady[e] {
+				args = append(args, "./examples/"+e)
+			}
 		}
 		cmd := exec.Command(gocmd, args...)
 		cmd.Dir = ".."
@@ -102,10 +104,18 @@ func mpiRun(t *testing.T, n int, name string, env []string, args ...string) resu
 	return r
 }
 
+// mpiReady are the examples written for one PE per process: each checks
+// its answer inside the job. (integrity gathers its totals in the
+// process's memory, which under mpiexec holds one PE's.)
+var mpiReady = map[string]bool{"hello": true, "ring": true, "histogram": true, "jacobi": true}
+
 func TestExamplesUnderMPIExec(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		for _, env := range [][]string{nil, {"PGAS_DIRECT=off"}, {"PGAS_DIRECT=off", "PGAS_OPTIONS=amo=mpi", "PGAS_ACCESS=strict"}} {
 			for _, c := range cases {
+				if !mpiReady[c.name] {
+					continue
+				}
 				t.Run(fmt.Sprintf("%s/n=%d/%s", c.name, n, strings.Join(env, ",")), func(t *testing.T) {
 					r := mpiRun(t, n, c.name, env, c.args...)
 					if r.code != 0 {

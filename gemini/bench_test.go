@@ -23,14 +23,18 @@ func BenchmarkLoadedTorus(b *testing.B) {
 		t0 := time.Now()
 		err := pgas.Run(cfg, func(pe *pgas.PE) error {
 			rng := rand.New(rand.NewPCG(uint64(pe.Rank()), 1))
-			src, err := pe.Local(pgas.ReservedBytes, size)
+			base, err := pe.Alloc(size*(1+window), 0)
+			if err != nil {
+				return err
+			}
+			src, err := pe.Local(base, size)
 			if err != nil {
 				return err
 			}
 			hs := make([]pgas.Handle, window)
 			for range rounds {
 				for i := range hs {
-					if hs[i], err = pe.PutNB(rng.IntN(nodes), pgas.ReservedBytes+int64(size*(1+i)), src); err != nil {
+					if hs[i], err = pe.PutNB(rng.IntN(nodes), base+int64(size*(1+i)), src); err != nil {
 						return err
 					}
 				}

@@ -50,19 +50,18 @@ func htTime(n int) Time { return Time(int64(n) * 1_000_000_000_000 / HTBytesPerS
 type host struct {
 	downFree Time // host -> NIC link free from then
 
-	upFree     Time                     // NIC -> host posted writes: link free from then
-	slots      [BridgePostedBuffer]Time // issue times of the last writes, by slot
-	nWrites    int                      // posted writes so far
-	lastIssue  Time                     // issue time of the last write issued in order
-	lastDie    int                      // its die
-	lastAck    Time                     // its acknowledgement
-	bridgeFree Time                     // the bridge's buffer has room from then
-	dieIssue   [Dies]Time               // the last write issued to each die
-	dieAck     [Dies]Time               // its acknowledgement
-	lastRead   Time                     // issue time of the last strict read
-	readDone   Time                     // completion of the last ordered read
-	dieWrites  [Dies]int64              // writes to each die (statistics)
-	dieSwitch  int64                    // ordered writes that waited for a die switch
+	upFree    Time                     // NIC -> host posted writes: link free from then
+	slots     [BridgePostedBuffer]Time // issue times of the last writes, by slot
+	nWrites   int                      // posted writes so far
+	lastIssue Time                     // issue time of the last write issued in order
+	lastDie   int                      // its die
+	lastAck   Time                     // its acknowledgement
+	dieIssue  [Dies]Time               // the last write issued to each die
+	dieAck    [Dies]Time               // its acknowledgement
+	lastRead  Time                     // issue time of the last strict read
+	readDone  Time                     // completion of the last ordered read
+	dieWrites [Dies]int64              // writes to each die (statistics)
+	dieSwitch int64                    // ordered writes that waited for a die switch
 }
 
 func writeLatency(die int) Time {

@@ -120,6 +120,8 @@ func (w *network) config() fabric.Config {
 		Location:    dieOf,
 		ChannelName: w.channelName,
 		Counters:    w.counters,
+
+		ReroutePause: w.opts.reroutePause,
 	}
 }
 
@@ -151,26 +153,50 @@ type options struct {
 	mseries        int
 	mseriesY       int
 	faults         []linkFault
+	reroutePause   Time
 }
 
+// linkFault is a failed or degraded connection: links of connection conn
+// of Gemini gemini towards its neighbour in dim and dir (0: all of them,
+// the connection fails), from the start of the job, or from time at when
+// timed.
 type linkFault struct {
 	gemini int
 	dim    Dim
 	dir    Dir
 	conn   int
 	links  int // links of the connection that failed; 0 means all
+	timed  bool
+	at     Time
 }
 
+// String formats the fault as the fail option gives it.
+func (f linkFault) String() string {
+	s := fmt.Sprintf("%d:%v:%v:%d", f.gemini, f.dim, f.dir, f.conn)
+	if f.links > 0 {
+		s += fmt.Sprintf(":%d", f.links)
+	}
+	if f.timed {
+		s += "@" + fabric.FormatFaultTime(f.at)
+	}
+	return s
+}
+
+// parseFaults parses the fail option: gemini:dim:dir:conn[:links][@time]
+// separated by ';', where time (a Go duration of simulated time: 20us,
+// 1.5ms) is when the connection fails in the middle of the run; without
+// it the connection has failed from the start.
 func parseFaults(v string) ([]linkFault, error) {
 	var out []linkFault
 	for _, f := range strings.Split(v, ";") {
-		parts := strings.Split(f, ":")
+		spec, when, timed := strings.Cut(f, "@")
+		parts := strings.Split(spec, ":")
 		if len(parts) != 4 && len(parts) != 5 {
-			return nil, fmt.Errorf("fault %q is not gemini:dim:dir:conn[:links]", f)
+			return nil, fmt.Errorf("fault %q is not gemini:dim:dir:conn[:links][@time]", f)
 		}
 		var lf linkFault
 		var err error
-		if lf.gemini, err = strconv.Atoi(parts[0]); err != nil {
+		if lf.gemini, err = strconv.Atoi(parts[0]); err != nil || lf.gemini < 0 {
 			return nil, fmt.Errorf("fault %q: gemini %q", f, parts[0])
 		}
 		switch parts[1] {
@@ -198,6 +224,12 @@ func parseFaults(v string) ([]linkFault, error) {
 			if lf.links, err = strconv.Atoi(parts[4]); err != nil || lf.links < 1 || lf.links > LinksPerConnection {
 				return nil, fmt.Errorf("fault %q: links %q (1..%d)", f, parts[4], LinksPerConnection)
 			}
+		}
+		if timed {
+			if lf.at, err = fabric.ParseFaultTime(when); err != nil {
+				return nil, fmt.Errorf("fault %q: %v", f, err)
+			}
+			lf.timed = true
 		}
 		out = append(out, lf)
 	}

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"strings"
+
 	"github.com/gopgas/gopgas/internal/fabric"
 	"github.com/gopgas/gopgas/internal/option"
 )
@@ -27,13 +29,24 @@ var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *
 		func(o *options, n int) { o.mseriesY = n }),
 	option.Bool("y_open", "true: the y dimension is open (not a ring)",
 		func(o *options, b bool) { o.yOpen = b }),
-	option.Custom("fail", "failed connections, e.g. 0:x:+:0 or 0:x:+:1:1",
-		"gemini:dim:dir:conn[:links] separated by ';' (dim x, y or z; dir + or -; links of the connection 1 to 4, default all)",
-		parseFaults, nil, func(o *options, f []linkFault) { o.faults = f }),
+	option.Custom("fail", "failed connections, e.g. 0:x:+:0, 0:x:+:1:1 or 0:x:+:0@20us (fails 20 us into the run; without @, failed from the start)",
+		"gemini:dim:dir:conn[:links][@time] separated by ';' (dim x, y or z; dir + or -; links of the connection 1 to 4, default all; time a duration such as 20us)",
+		parseFaults, formatFaults, func(o *options, f []linkFault) { o.faults = f }),
+	fabric.ReroutePauseOption("how long the network is quiesced for new routing tables after a connection fails in the run under deterministic routing",
+		ReroutePause, func(o *options, t Time) { o.reroutePause = t }),
 )...).
 	AtMostOne("torus", "cabinets", "mseries").
 	Requires("rows", "cabinets").
 	Requires("mseries_y", "mseries")
+
+// formatFaults writes faults as the fail option reads them.
+func formatFaults(fs []linkFault) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, ";")
+}
 
 // OptionNames lists the backend options and what they mean.
 var OptionNames = optionTable.Names()
@@ -42,7 +55,7 @@ var OptionNames = optionTable.Names()
 // checks mseries_y against mseries, whose value decides whether it
 // applies.
 func parseOptions(o map[string]string) (options, error) {
-	opts := options{Options: fabric.DefaultOptions(params)}
+	opts := options{Options: fabric.DefaultOptions(params), reroutePause: ReroutePause}
 	if err := optionTable.Parse(&opts, o); err != nil {
 		return opts, err
 	}

@@ -69,25 +69,9 @@ func FuzzOptions(f *testing.F) {
 		if err != nil {
 			return
 		}
-		vals, err := optionTable.Values(m)
+		back, err := optionTable.RoundTrip(m)
 		if err != nil {
-			t.Fatalf("%q: parseOptions accepts what Values refuses: %v", s, err)
-		}
-		back := map[string]string{}
-		for name, v := range vals {
-			o, _ := optionTable.Option(name)
-			if err := o.Check(v); err != nil {
-				t.Fatalf("%q: option %s: accepted value %v out of range: %v", s, name, v, err)
-			}
-			text, ok := o.Format(v)
-			if !ok {
-				t.Fatalf("%q: option %s has no text form", s, name)
-			}
-			again, err := o.Parse(text)
-			if err != nil || !reflect.DeepEqual(v, again) {
-				t.Fatalf("%q: option %s: %v written %q reads back as %v, %v", s, name, v, text, again, err)
-			}
-			back[name] = text
+			t.Fatalf("%q: accepted, but %v", s, err)
 		}
 		opts2, err := parseOptions(back)
 		if err != nil || !reflect.DeepEqual(opts, opts2) {

@@ -174,6 +174,17 @@ const (
 	// (a lost route) with a timeout status. Assumed; long enough that
 	// congestion never trips it.
 	TransactionTimeout = 10 * 1000 * us
+	// ReroutePause is how long the management software keeps the network
+	// quiesced when a connection fails under deterministic routing: it
+	// "quiesces the network, computes new routing tables and then
+	// re-enables the network" ([GEMINI-WP] 3.1), which gives no time.
+	// Assumed: 1 ms, brief beside a job's run as the documents put it
+	// ("Applications pause briefly", [ARIES-WP] Network Reliability,
+	// Availability and Serviceability), a thousand times a packet's
+	// journey, and a tenth of TransactionTimeout (whose clock stands still
+	// during the pause anyway). A real system's re-route takes longer;
+	// the reroute_pause option sets another value.
+	ReroutePause = 1000 * us
 )
 
 // Host interface: HyperTransport 3 (G-HT-FMA, G-HT-BTE; WP 6.2) and the

@@ -3,13 +3,25 @@ package pgas
 import (
 	"reflect"
 	"unsafe"
+
+	"github.com/gopgas/gopgas/internal/errs"
 )
 
 // GPtr is a global pointer: the address of a T at byte offset Off of PE's
 // segment.
+//
+// A GPtr made by Ptr (or a literal) is an address: every access through it
+// must lie inside a live allocation. One taken from an Array (Array.At)
+// also remembers the array's allocation, by its generation: accesses
+// through it, or through pointers Add derives from it, fail with
+// ErrNotAllocated once the array is freed, even when the memory has been
+// allocated again, and with ErrRange outside the array's allocation. The
+// generation is plain data, the same on every PE, so such a pointer may be
+// sent to another PE; == compares it along with PE and Off.
 type GPtr[T any] struct {
 	PE  int
 	Off int64
+	gen uint64 // generation of the allocation; 0: any live one
 }
 
 // Ptr makes a global pointer.
@@ -18,17 +30,22 @@ func Ptr[T any](pe int, off int64) GPtr[T] { return GPtr[T]{PE: pe, Off: off} }
 // Add returns the pointer n elements further on.
 func (p GPtr[T]) Add(n int) GPtr[T] {
 	var zero T
-	return GPtr[T]{PE: p.PE, Off: p.Off + int64(n)*int64(unsafe.Sizeof(zero))}
+	return GPtr[T]{PE: p.PE, Off: p.Off + int64(n)*int64(unsafe.Sizeof(zero)), gen: p.gen}
 }
 
 // Array is a distributed array: n elements of T in the symmetric heap of
 // every PE. T must hold no pointers. An Array is a small value; copies
-// refer to the same memory.
+// refer to the same memory. Once it is freed (Free), every operation on it
+// or its copies fails with ErrNotAllocated, and Local returns nil. The zero
+// Array fails every operation with ErrArgument.
 type Array[T any] struct {
-	pe   *PE
-	off  int64
-	n    int
-	mode Mode // 0: the PE's default access mode
+	pe      *PE
+	off     int64
+	n       int
+	gen     uint64    // generation of the allocation, for At
+	rec     *allocRec // the allocation's record: freed or not
+	mode    Mode
+	modeSet bool // With was called: mode, valid or not, replaces the PE's default
 }
 
 // NewArray allocates a distributed array of n elements per PE. It is
@@ -47,7 +64,8 @@ func NewArray[T any](pe *PE, n int) (Array[T], error) {
 	if err != nil {
 		return Array[T]{}, err
 	}
-	a := Array[T]{pe: pe, off: off, n: n}
+	b := pe.heap.at(off)
+	a := Array[T]{pe: pe, off: off, n: n, gen: b.gen, rec: b.rec}
 	clear(a.Local())
 	// No PE may write into another's elements before that one cleared them.
 	if err := pe.Barrier(); err != nil {
@@ -62,25 +80,40 @@ func (a Array[T]) Len() int { return a.n }
 // Offset is the array's offset in every segment.
 func (a Array[T]) Offset() int64 { return a.off }
 
-// Local is this PE's part of the array, for direct access. It is valid
-// until Run returns (the job frees its segments then).
+// Local is this PE's part of the array, for direct access; nil for an
+// array that was freed (or the zero Array). The slice must not be used
+// after the array is freed, nor after Run returns (the job frees its
+// segments then).
 func (a Array[T]) Local() []T {
+	if a.rec == nil || a.rec.freed {
+		return nil
+	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&a.pe.seg[a.off])), a.n)
 }
 
-// At is the global pointer to element i on PE rank.
+// At is the global pointer to element i on PE rank. It carries the
+// array's allocation: see GPtr.
 func (a Array[T]) At(rank, i int) GPtr[T] {
-	return GPtr[T]{PE: rank, Off: a.off + int64(i)*a.size()}
+	return GPtr[T]{PE: rank, Off: a.off + int64(i)*a.size(), gen: a.gen}
 }
 
-// With returns the array accessed in mode m.
+// With returns the array accessed in mode m. A mode other than Relaxed and
+// Strict makes every RMA operation of the returned array fail with
+// ErrArgument, naming the mode.
 func (a Array[T]) With(m Mode) Array[T] {
-	a.mode = m
+	a.mode, a.modeSet = m, true
 	return a
 }
 
-// Free releases the array; collective.
-func (a Array[T]) Free() error { return a.pe.Free(a.off) }
+// Free releases the array; collective. Freeing an array twice (or a copy
+// of a freed one) fails with ErrNotAllocated, and never frees whatever was
+// allocated in its place since.
+func (a Array[T]) Free() error {
+	if a.rec == nil {
+		return zeroArray("Free")
+	}
+	return a.pe.free("Free", a.off, a.gen, "array")
+}
 
 func (a Array[T]) size() int64 {
 	var zero T
@@ -88,14 +121,26 @@ func (a Array[T]) size() int64 {
 }
 
 func (a Array[T]) acc() Accessor {
-	if a.mode != 0 {
-		return a.pe.With(a.mode)
+	if a.modeSet {
+		return Accessor{pe: a.pe, mode: a.mode}
 	}
 	return a.pe.Accessor
 }
 
-// span checks [i, i+k) and returns its byte offset.
+func zeroArray(op string) error {
+	return &Error{PE: -1, Op: op, Err: &errs.Detail{Msg: "the zero Array (use NewArray)", Sentinel: ErrArgument}}
+}
+
+// span checks that the array is still allocated and that [i, i+k) is in
+// it, and returns the span's byte offset. The accesses it vouches for pass
+// checkedGen for their generation.
 func (a Array[T]) span(op string, rank, i, k int) (int64, error) {
+	if a.rec == nil {
+		return 0, zeroArray(op)
+	}
+	if a.rec.freed {
+		return 0, a.pe.errf(op, ErrNotAllocated, "the array of %d elements at offset %d was freed", a.n, a.off)
+	}
 	if i < 0 || k < 0 || i > a.n-k {
 		return 0, a.pe.errf(op, ErrRange, "elements [%d,+%d) outside an array of %d", i, k, a.n)
 	}
@@ -111,7 +156,7 @@ func (a Array[T]) Put(rank, i int, src []T) error {
 	if err != nil {
 		return err
 	}
-	return a.acc().Put(rank, off, asBytes(src))
+	return a.acc().put("Put", rank, off, asBytes(src), checkedGen)
 }
 
 // Get copies elements [i, i+len(dst)) of PE rank into dst.
@@ -120,7 +165,7 @@ func (a Array[T]) Get(rank, i int, dst []T) error {
 	if err != nil {
 		return err
 	}
-	return a.acc().Get(rank, off, asBytes(dst))
+	return a.acc().get("Get", rank, off, asBytes(dst), checkedGen)
 }
 
 // PutNB is the non-blocking Put.
@@ -129,7 +174,7 @@ func (a Array[T]) PutNB(rank, i int, src []T) (Handle, error) {
 	if err != nil {
 		return Handle{}, err
 	}
-	return a.acc().PutNB(rank, off, asBytes(src))
+	return a.acc().putNB(rank, off, asBytes(src), checkedGen)
 }
 
 // GetNB is the non-blocking Get.
@@ -138,7 +183,7 @@ func (a Array[T]) GetNB(rank, i int, dst []T) (Handle, error) {
 	if err != nil {
 		return Handle{}, err
 	}
-	return a.acc().GetNB(rank, off, asBytes(dst))
+	return a.acc().getNB(rank, off, asBytes(dst), checkedGen)
 }
 
 // PutNBI is the implicit-handle Put.
@@ -147,7 +192,7 @@ func (a Array[T]) PutNBI(rank, i int, src []T) error {
 	if err != nil {
 		return err
 	}
-	return a.acc().PutNBI(rank, off, asBytes(src))
+	return a.acc().putNBI(rank, off, asBytes(src), checkedGen)
 }
 
 // GetNBI is the implicit-handle Get.
@@ -156,7 +201,7 @@ func (a Array[T]) GetNBI(rank, i int, dst []T) error {
 	if err != nil {
 		return err
 	}
-	return a.acc().GetNBI(rank, off, asBytes(dst))
+	return a.acc().getNBI(rank, off, asBytes(dst), checkedGen)
 }
 
 // PutValue stores v into element i on PE rank.
@@ -164,7 +209,7 @@ func (a Array[T]) PutValue(rank, i int, v T) error {
 	if _, err := a.span("PutValue", rank, i, 1); err != nil {
 		return err
 	}
-	return putValue(a.acc(), "PutValue", a.At(rank, i), v)
+	return putValue(a.acc(), "PutValue", GPtr[T]{PE: rank, Off: a.off + int64(i)*a.size(), gen: checkedGen}, v)
 }
 
 // GetValue loads element i of PE rank.
@@ -173,7 +218,7 @@ func (a Array[T]) GetValue(rank, i int) (T, error) {
 		var zero T
 		return zero, err
 	}
-	return getValue(a.acc(), "GetValue", a.At(rank, i))
+	return getValue(a.acc(), "GetValue", GPtr[T]{PE: rank, Off: a.off + int64(i)*a.size(), gen: checkedGen})
 }
 
 // PutIndexed stores src[k] into element idx[k] on PE rank.
@@ -182,7 +227,12 @@ func (a Array[T]) PutIndexed(rank int, idx []int, src []T) error {
 	if err != nil {
 		return err
 	}
-	return a.acc().PutIndexed(rank, offs, a.size(), asBytes(src))
+	acc := a.acc()
+	ps, err := acc.indexed("PutIndexed", rank, offs, a.size(), asBytes(src), true, checkedGen)
+	if err != nil {
+		return err
+	}
+	return acc.blockingXfer("PutIndexed", true, rank, ps)
 }
 
 // GetIndexed loads element idx[k] of PE rank into dst[k].
@@ -191,7 +241,12 @@ func (a Array[T]) GetIndexed(rank int, idx []int, dst []T) error {
 	if err != nil {
 		return err
 	}
-	return a.acc().GetIndexed(rank, offs, a.size(), asBytes(dst))
+	acc := a.acc()
+	ps, err := acc.indexed("GetIndexed", rank, offs, a.size(), asBytes(dst), true, checkedGen)
+	if err != nil {
+		return err
+	}
+	return acc.blockingXfer("GetIndexed", false, rank, ps)
 }
 
 func (a Array[T]) offsets(op string, rank int, idx []int, n int) ([]int64, error) {
@@ -216,7 +271,12 @@ func (a Array[T]) PutStrided(rank, start, stride int, src []T) error {
 		return err
 	}
 	es := a.size()
-	return a.acc().PutStrided(rank, off, []int64{int64(stride) * es}, asBytes(src), []int64{es}, []int64{es, int64(len(src))})
+	acc := a.acc()
+	ps, err := acc.strided("PutStrided", rank, off, []int64{int64(stride) * es}, asBytes(src), []int64{es}, []int64{es, int64(len(src))}, true, checkedGen)
+	if err != nil {
+		return err
+	}
+	return acc.blockingXfer("PutStrided", true, rank, ps)
 }
 
 // GetStrided loads element start+k*stride of PE rank into dst[k].
@@ -226,7 +286,12 @@ func (a Array[T]) GetStrided(rank, start, stride int, dst []T) error {
 		return err
 	}
 	es := a.size()
-	return a.acc().GetStrided(rank, off, []int64{int64(stride) * es}, asBytes(dst), []int64{es}, []int64{es, int64(len(dst))})
+	acc := a.acc()
+	ps, err := acc.strided("GetStrided", rank, off, []int64{int64(stride) * es}, asBytes(dst), []int64{es}, []int64{es, int64(len(dst))}, true, checkedGen)
+	if err != nil {
+		return err
+	}
+	return acc.blockingXfer("GetStrided", false, rank, ps)
 }
 
 func (a Array[T]) stridedSpan(op string, rank, start, stride, n int) (int64, error) {
@@ -259,15 +324,7 @@ func putValue[T any](acc Accessor, name string, p GPtr[T], v T) error {
 	} else {
 		b = append([]byte(nil), b...)
 	}
-	return renameOp(acc.Put(p.PE, p.Off, b), name)
-}
-
-// renameOp makes a runtime error name the operation the program called.
-func renameOp(err error, name string) error {
-	if e, ok := err.(*Error); ok {
-		e.Op = name
-	}
-	return err
+	return acc.put(name, p.PE, p.Off, b, p.gen)
 }
 
 func getValue[T any](acc Accessor, name string, p GPtr[T]) (T, error) {
@@ -280,8 +337,8 @@ func getValue[T any](acc Accessor, name string, p GPtr[T]) (T, error) {
 	} else {
 		b = make([]byte, n)
 	}
-	if err := acc.Get(p.PE, p.Off, b); err != nil {
-		return v, renameOp(err, name)
+	if err := acc.get(name, p.PE, p.Off, b, p.gen); err != nil {
+		return v, err
 	}
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), n), b)
 	return v, nil

@@ -97,9 +97,10 @@ func amoFor[T Word](pe *PE, name string, op AtomicOp) (conduit.AMOOp, error) {
 	return 0, pe.errf(name, ErrArgument, "unknown atomic operation %d", op)
 }
 
-// amoCheck validates an atomic's target and, in Strict mode, completes the
+// amoCheck validates an atomic's target, a word of an allocation of
+// generation gen (0: any live one), and, in Strict mode, completes the
 // PE's earlier operations.
-func (pe *PE) amoCheck(name string, blocking bool, p int, off int64, width uint8) error {
+func (pe *PE) amoCheck(name string, blocking bool, p int, off int64, width uint8, gen uint64) error {
 	var err error
 	if blocking {
 		err = pe.blocking(name)
@@ -107,7 +108,7 @@ func (pe *PE) amoCheck(name string, blocking bool, p int, off int64, width uint8
 		err = pe.usable(name)
 	}
 	if err == nil {
-		err = pe.checkRange(name, p, off, int64(width))
+		err = pe.checkMem(name, p, off, int64(width), gen)
 	}
 	if err == nil && off%int64(width) != 0 {
 		err = pe.errf(name, ErrMisaligned, "offset %d on PE %d is not aligned to %d bytes", off, p, width)
@@ -126,13 +127,15 @@ func (pe *PE) amoOrder() conduit.OrderingMode {
 func amoBlocking[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], operand, compare uint64, fetch bool) (T, error) {
 	width := uint8(unsafe.Sizeof(T(0)))
 	// Fast path: a relaxed atomic on a mapped segment is one instruction.
-	if pe.Accessor.mode == Relaxed && uint(p.PE) < uint(pe.size) && p.Off >= 0 && p.Off <= pe.segBytes-int64(width) &&
-		p.Off%int64(width) == 0 && !pe.ended && !pe.eng.InPoll() {
+	if pe.Accessor.mode == Relaxed && uint(p.PE) < uint(pe.size) && pe.heap.ok(p.Off, int64(width), p.gen) &&
+		p.Off%int64(width) == 0 && !pe.ended && !pe.eng.InPoll() && !pe.jobEnded() {
 		if seg := pe.eng.Direct(p.PE); seg != nil {
-			return fromBits[T](conduit.ApplyAMO(seg[p.Off:], op, width, operand, compare)), nil
+			old := conduit.ApplyAMO(seg[p.Off:], op, width, operand, compare)
+			pe.eng.Wake(p.PE)
+			return fromBits[T](old), nil
 		}
 	}
-	if err := pe.amoCheck(name, true, p.PE, p.Off, width); err != nil {
+	if err := pe.amoCheck(name, true, p.PE, p.Off, width, p.gen); err != nil {
 		return 0, err
 	}
 	bop := &pe.blockOp
@@ -159,7 +162,7 @@ func amoBlocking[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], opera
 // the old value when the handle completes.
 func amoNB[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], operand, compare uint64, result *T) (Handle, error) {
 	width, _, _ := wordInfo[T]()
-	if err := pe.amoCheck(name, false, p.PE, p.Off, width); err != nil {
+	if err := pe.amoCheck(name, false, p.PE, p.Off, width, p.gen); err != nil {
 		return Handle{}, err
 	}
 	if pe.eng.InPoll() {

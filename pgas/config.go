@@ -98,7 +98,10 @@ type Config struct {
 	SimTimeLimit time.Duration
 	// WallTimeLimit ends a job on any backend with a *conduit.LimitError
 	// once it has run this long by the wall clock; a negative value means
-	// no limit (the default). PGAS_WALL_TIME_LIMIT.
+	// no limit (the default). PGAS_WALL_TIME_LIMIT. Every PE's blocking
+	// call then fails with that error. A PE that is computing outside the
+	// runtime cannot be interrupted (Go cannot stop a goroutine): it learns
+	// of the end at its next runtime call, and Run returns once it has.
 	WallTimeLimit time.Duration
 	// MemoryLimit is the most memory a job may be estimated to need
 	// (Config.Plan): Run refuses a larger job before starting it, with one
@@ -150,10 +153,16 @@ type Setting struct {
 	parse func(c *Config, s string) error // set the field from text
 	check func(c *Config) error           // validate the field
 	def   func(c *Config)                 // set the default
+	// format writes the field as text that parse reads back the same.
+	format func(c *Config) string
 	// explain: the parse error says which part of the value is wrong,
 	// and the message gives it before the allowed values.
 	explain bool
 }
+
+// Text writes the setting's value in c as its environment variable would
+// give it: parsing the text back sets the same value.
+func (s Setting) Text(c Config) string { return s.format(&c) }
 
 // Settings lists every setting, in the order of the README's table.
 func Settings() []Setting { return settings }
@@ -197,7 +206,8 @@ var settings = []Setting{
 			}
 			return nil
 		},
-		def: func(c *Config) { c.Ordering = OrderDefault },
+		def:    func(c *Config) { c.Ordering = OrderDefault },
+		format: func(c *Config) string { return c.Ordering.String() },
 	},
 	{
 		Env: "PGAS_ACCESS", Field: "Access", Default: "relaxed", Allowed: "strict, relaxed",
@@ -210,7 +220,8 @@ var settings = []Setting{
 			}
 			return nil
 		},
-		def: func(c *Config) { c.Access = Relaxed },
+		def:    func(c *Config) { c.Access = Relaxed },
+		format: func(c *Config) string { return c.Access.String() },
 	},
 	switchSetting("PGAS_DIRECT", "Direct", On, "load/store to peers' segments the backend maps",
 		func(c *Config) *Switch { return &c.Direct }),
@@ -227,7 +238,8 @@ var settings = []Setting{
 			}
 			return nil
 		},
-		def: func(c *Config) { c.StallTimeout = 10 * time.Second },
+		def:    func(c *Config) { c.StallTimeout = 10 * time.Second },
+		format: func(c *Config) string { return c.StallTimeout.String() },
 	},
 	limitSetting("PGAS_SIM_TIME_LIMIT", "SimTimeLimit", DefaultSimTimeLimit,
 		"simulated backends: end the job with an error naming what each PE was doing once virtual time passes this",
@@ -237,7 +249,7 @@ var settings = []Setting{
 		func(c *Config) *time.Duration { return &c.WallTimeLimit }),
 	{
 		Env: "PGAS_MEMORY_LIMIT", Field: "MemoryLimit", Default: "90% of physical memory",
-		Allowed: "bytes in [16MiB, 1PiB] (K, M, G, T binary), or off", Doc: "refuse a job whose estimated memory exceeds this, before it starts",
+		Allowed: "bytes in [16MiB, 1024TiB] (K, M, G, T binary), or off", Doc: "refuse a job whose estimated memory exceeds this, before it starts",
 		isSet: func(c *Config) bool { return c.MemoryLimit != 0 },
 		parse: func(c *Config, s string) error {
 			if t := strings.ToLower(strings.TrimSpace(s)); t == "off" || t == "none" {
@@ -255,6 +267,12 @@ var settings = []Setting{
 			return nil
 		},
 		def: func(c *Config) { c.MemoryLimit = defaultMemoryLimit() },
+		format: func(c *Config) string {
+			if c.MemoryLimit < 0 {
+				return "off"
+			}
+			return units.FormatBytes(c.MemoryLimit)
+		},
 	},
 	{
 		Env: "PGAS_OPTIONS", Field: "Options", Default: "none",
@@ -265,14 +283,19 @@ var settings = []Setting{
 		explain: true,
 		check:   func(c *Config) error { return nil },
 		def:     func(c *Config) {},
+		format: func(c *Config) string {
+			t, _ := conduit.FormatOptions(c.Options)
+			return t
+		},
 	},
 	{
 		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
-		Doc:   "seed of a simulated backend's random choices",
-		isSet: func(c *Config) bool { return c.Seed != 0 },
-		parse: func(c *Config, s string) (err error) { c.Seed, err = strconv.ParseUint(s, 0, 64); return },
-		check: func(c *Config) error { return nil },
-		def:   func(c *Config) { c.Seed = 1 },
+		Doc:    "seed of a simulated backend's random choices",
+		isSet:  func(c *Config) bool { return c.Seed != 0 },
+		parse:  func(c *Config, s string) (err error) { c.Seed, err = strconv.ParseUint(s, 0, 64); return },
+		check:  func(c *Config) error { return nil },
+		def:    func(c *Config) { c.Seed = 1 },
+		format: func(c *Config) string { return strconv.FormatUint(c.Seed, 10) },
 	},
 }
 
@@ -290,7 +313,7 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 	}
 	return Setting{
 		Env: env, Field: field, Default: defText,
-		Allowed: "a duration from 1ms to 8760h (1ms, 2.5s, 10m, 1h), or off", Doc: doc,
+		Allowed: "a duration from 1us to 8760h (200us, 2.5s, 10m, 1h), or off", Doc: doc,
 		isSet: func(c *Config) bool { return *f(c) != 0 },
 		parse: func(c *Config, s string) error {
 			switch strings.ToLower(strings.TrimSpace(s)) {
@@ -306,7 +329,7 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 			return nil
 		},
 		check: func(c *Config) error {
-			if v := *f(c); v >= 0 && (v < time.Millisecond || v > maxTimeLimit) {
+			if v := *f(c); v >= 0 && (v < time.Microsecond || v > maxTimeLimit) {
 				return fmt.Errorf("%v", v)
 			}
 			return nil
@@ -316,6 +339,12 @@ func limitSetting(env, field string, def time.Duration, doc string, f func(*Conf
 			if def == 0 {
 				*f(c) = -1
 			}
+		},
+		format: func(c *Config) string {
+			if *f(c) < 0 {
+				return "off"
+			}
+			return f(c).String()
 		},
 	}
 }
@@ -350,7 +379,8 @@ func strSetting(env, field, def, allowed, doc string, f func(*Config) *string) S
 			}
 			return nil
 		},
-		def: func(c *Config) { *f(c) = def },
+		def:    func(c *Config) { *f(c) = def },
+		format: func(c *Config) string { return *f(c) },
 	}
 }
 
@@ -378,6 +408,7 @@ func intSetting(env, field, defText string, lo, hi int, doc string, f func(*Conf
 				def(c)
 			}
 		},
+		format: func(c *Config) string { return strconv.Itoa(*f(c)) },
 	}
 }
 
@@ -400,7 +431,8 @@ func bytesSetting(env, field string, def, lo, hi int64, doc string, f func(*Conf
 			}
 			return nil
 		},
-		def: func(c *Config) { *f(c) = def },
+		def:    func(c *Config) { *f(c) = def },
+		format: func(c *Config) string { return units.FormatBytes(*f(c)) },
 	}
 }
 
@@ -425,7 +457,8 @@ func switchSetting(env, field string, def Switch, doc string, f func(*Config) *S
 			}
 			return nil
 		},
-		def: func(c *Config) { *f(c) = def },
+		def:    func(c *Config) { *f(c) = def },
+		format: func(c *Config) string { return map[Switch]string{On: "on", Off: "off"}[*f(c)] },
 	}
 }
 

@@ -37,6 +37,15 @@
 // A PE reads and writes its own part of the heap directly (Array.Local,
 // PE.Local) and other PEs' parts with one-sided operations.
 //
+// Every access must lie inside one live allocation: the reserved area, memory
+// never allocated and memory freed (PE.Free, Array.Free) are refused before
+// anything moves. The issuing PE checks the target's offsets on its own copy
+// of the heap, which is the same on every PE. An Array, a Lock and a GPtr
+// taken from an Array (Array.At) also carry their allocation's generation, so
+// that they fail once it is freed even if the memory has been allocated
+// again; a raw offset can only be checked against whatever is allocated
+// there now.
+//
 // A segment costs resident memory only for the pages a program touches
 // (on systems with mmap; see internal/segmem), so a large segment that is
 // mostly unused is cheap. Run frees every segment when it returns: the
@@ -91,12 +100,20 @@
 //
 // # Errors
 //
-// No bad input panics: a rank outside the job, a range outside the segment,
-// a misaligned atomic, a second wait on a handle, an unknown handler, a PE
+// No bad input panics: a rank outside the job, a range outside the segment
+// or in its reserved area, memory that is not allocated (freed, or never
+// allocated), an access mode that is neither Relaxed nor Strict, a
+// misaligned atomic, a second wait on a handle, an unknown handler, a PE
 // used after its program returned, a blocking call inside a handler. Each
 // returns an *Error naming the PE, the operation and the value, wrapping a
-// sentinel (ErrBadPE, ErrRange, ErrMisaligned, ErrHandle, ErrEnded,
-// ErrInHandler, ...) for errors.Is.
+// sentinel (ErrBadPE, ErrRange, ErrNotAllocated, ErrArgument, ErrMisaligned,
+// ErrHandle, ErrEnded, ErrInHandler, ...) for errors.Is.
+//
+// A transfer of the runtime's own that fails (on a simulated network, a
+// barrier signal or a collective's or active-message layer's message whose
+// route is lost: it times out) fails the call the PE waits in, and every
+// later blocking call of the PE, with that transfer's error, naming the peer
+// and the cause; it does not leave the job to end as a deadlock.
 //
 // # Concurrency
 //

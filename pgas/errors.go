@@ -28,8 +28,15 @@ func (e *Error) Unwrap() error { return e.Err }
 var (
 	// ErrBadPE: a rank outside the job or team.
 	ErrBadPE = errs.BadPE
-	// ErrRange: an address outside the segment, or a bad length.
+	// ErrRange: an address outside the segment or in its reserved area
+	// (below ReservedBytes), outside the allocation a GPtr was taken from,
+	// or a bad length.
 	ErrRange = errs.Range
+	// ErrNotAllocated: a use of memory no live symmetric allocation holds:
+	// an Array, Lock or GPtr (from Array.At) whose allocation was freed, or
+	// a raw offset outside every live allocation (freed or never
+	// allocated).
+	ErrNotAllocated = errs.NotAllocated
 	// ErrMisaligned: an atomic on a word not aligned to its size.
 	ErrMisaligned = errors.New("misaligned")
 	// ErrNoMemory: the symmetric heap cannot satisfy an allocation.

@@ -26,6 +26,7 @@ import (
 const (
 	errtSegBytes = 1 << 20
 	errtElems    = 16
+	errtTail     = 4096
 )
 
 // errtKnownBug skips a test of a known bug, unless GOPGAS_RUN_KNOWN_BUGS is
@@ -63,6 +64,7 @@ type errtFixture struct {
 	pe               *pgas.PE
 	rank, size, peer int
 	seg              int64 // segment bytes
+	tail             int64 // an allocation of errtTail bytes ending at the segment's end
 	i64              pgas.Array[int64]
 	i32              pgas.Array[int32]
 	f64              pgas.Array[float64]
@@ -74,6 +76,21 @@ func errtNewFixture(pe *pgas.PE) (*errtFixture, error) {
 	f := &errtFixture{pe: pe, rank: pe.Rank(), size: pe.Size(), peer: (pe.Rank() + 1) % pe.Size(), seg: pe.Config().SegmentBytes}
 	var err error
 	if f.noop, err = pe.AM().Register("errt.noop", func(*am.Message) error { return nil }); err != nil {
+		return nil, err
+	}
+	// The tail goes to the end of the segment: allocated after a block
+	// that fills the rest of the heap, which is then freed for the others.
+	head, err := pe.Alloc(f.seg-pgas.ReservedBytes-errtTail, 64)
+	if err != nil {
+		return nil, err
+	}
+	if f.tail, err = pe.Alloc(errtTail, 64); err != nil {
+		return nil, err
+	}
+	if f.tail != f.seg-errtTail {
+		return nil, fmt.Errorf("errt: the tail allocation is at %d, not at the segment's end", f.tail)
+	}
+	if err := pe.Free(head); err != nil {
 		return nil, err
 	}
 	if f.i64, err = pgas.NewArray[int64](pe, errtElems); err != nil {
@@ -163,20 +180,37 @@ func errtCheck(t *testing.T, rank int, c errtCase, err error) {
 // guarded against panics, then checks every outcome in a subtest.
 func errtRunTable(t *testing.T, pes int, build func(f *errtFixture) []errtCase) {
 	t.Helper()
+	errtRunJob(t, errtConfig(pes), func(f *errtFixture, run func(...errtCase)) error {
+		run(build(f)...)
+		return nil
+	})
+}
+
+// errtRunJob is errtRunTable for a program that runs its cases itself,
+// with run, around collective setup and checks of its own (an error it
+// returns fails the test).
+func errtRunJob(t *testing.T, cfg pgas.Config, prog func(f *errtFixture, run func(...errtCase)) error) {
+	t.Helper()
+	pes := cfg.PEs
 	results := make([][]errtOutcome, pes)
-	err := errtRun(t, 60*time.Second, errtConfig(pes), func(pe *pgas.PE) error {
+	err := errtRun(t, 60*time.Second, cfg, func(pe *pgas.PE) error {
 		f, err := errtNewFixture(pe)
 		if err != nil {
 			return err
 		}
 		var out []errtOutcome
-		for _, c := range build(f) {
-			o := errtOutcome{c: c}
-			func() {
-				defer func() { o.panicked = recover() }()
-				o.err = c.call()
-			}()
-			out = append(out, o)
+		run := func(cs ...errtCase) {
+			for _, c := range cs {
+				o := errtOutcome{c: c}
+				func() {
+					defer func() { o.panicked = recover() }()
+					o.err = c.call()
+				}()
+				out = append(out, o)
+			}
+		}
+		if err := prog(f, run); err != nil {
+			return err
 		}
 		results[pe.Rank()] = out
 		return pe.Barrier()
@@ -215,7 +249,7 @@ var errtRMAOps = []errtRMAOp{
 	{"PutNBI", func(f *errtFixture, r int, off, n int64) error { return f.pe.PutNBI(r, off, make([]byte, n)) }},
 	{"GetNBI", func(f *errtFixture, r int, off, n int64) error { return f.pe.GetNBI(r, off, make([]byte, n)) }},
 	{"PutV", func(f *errtFixture, r int, off, n int64) error {
-		return f.pe.PutV(r, []pgas.Span{{Off: 0, Len: 8}, {Off: off, Len: n}}, [][]byte{make([]byte, 8+n)})
+		return f.pe.PutV(r, []pgas.Span{{Off: f.tail, Len: 8}, {Off: off, Len: n}}, [][]byte{make([]byte, 8+n)})
 	}},
 	{"GetV", func(f *errtFixture, r int, off, n int64) error {
 		return f.pe.GetV(r, []pgas.Span{{Off: off, Len: n}}, [][]byte{make([]byte, n)})
@@ -227,7 +261,7 @@ var errtRMAOps = []errtRMAOp{
 		return errtNB(f.pe.GetVNB(r, []pgas.Span{{Off: off, Len: n}}, [][]byte{make([]byte, n)}))
 	}},
 	{"PutIndexed", func(f *errtFixture, r int, off, n int64) error {
-		return f.pe.PutIndexed(r, []int64{0, off}, n, make([]byte, 2*n))
+		return f.pe.PutIndexed(r, []int64{off, f.tail}, n, make([]byte, 2*n))
 	}},
 	{"GetIndexed", func(f *errtFixture, r int, off, n int64) error {
 		return f.pe.GetIndexed(r, []int64{off}, n, make([]byte, n))
@@ -311,14 +345,14 @@ func TestBadInputRMA(t *testing.T) {
 				name: "PutV spans and buffers of different sizes", op: "PutV", is: pgas.ErrArgument,
 				want: []string{"remote spans hold 16 bytes but local buffers 8"},
 				call: func() error {
-					return pe.PutV(peer, []pgas.Span{{Off: 0, Len: 8}, {Off: 64, Len: 8}}, [][]byte{make([]byte, 8)})
+					return pe.PutV(peer, []pgas.Span{{Off: f.tail, Len: 8}, {Off: f.tail + 64, Len: 8}}, [][]byte{make([]byte, 8)})
 				},
 			},
 			errtCase{
 				name: "GetVNB buffers larger than the spans", op: "GetVNB", is: pgas.ErrArgument,
 				want: []string{"remote spans hold 8 bytes but local buffers 24"},
 				call: func() error {
-					return errtNB(pe.GetVNB(peer, []pgas.Span{{Off: 0, Len: 8}}, [][]byte{make([]byte, 8), make([]byte, 16)}))
+					return errtNB(pe.GetVNB(peer, []pgas.Span{{Off: f.tail, Len: 8}}, [][]byte{make([]byte, 8), make([]byte, 16)}))
 				},
 			},
 			errtCase{
@@ -337,7 +371,7 @@ func TestBadInputRMA(t *testing.T) {
 			errtCase{
 				name: "GetIndexed second offset past the segment", op: "GetIndexed", is: pgas.ErrRange,
 				want: []string{fmt.Sprintf("[%d,+8)", f.seg-4)},
-				call: func() error { return pe.GetIndexed(peer, []int64{0, f.seg - 4}, 8, make([]byte, 16)) },
+				call: func() error { return pe.GetIndexed(peer, []int64{f.tail, f.seg - 4}, 8, make([]byte, 16)) },
 			},
 			errtCase{
 				name: "PutStrided empty count", op: "PutStrided", is: pgas.ErrArgument, want: []string{"count has 0 entries"},
@@ -363,7 +397,9 @@ func TestBadInputRMA(t *testing.T) {
 			errtCase{
 				name: "PutStrided local buffer too small", op: "PutStrided", is: pgas.ErrRange,
 				want: []string{"local section reaches byte 24 of a 16-byte buffer"},
-				call: func() error { return pe.PutStrided(peer, 0, []int64{8}, make([]byte, 16), []int64{8}, []int64{8, 3}) },
+				call: func() error {
+					return pe.PutStrided(peer, f.tail, []int64{8}, make([]byte, 16), []int64{8}, []int64{8, 3})
+				},
 			},
 			errtCase{
 				name: "GetStridedNB remote section running past the segment", op: "GetStridedNB", is: pgas.ErrRange,

@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"github.com/gopgas/gopgas/internal/errs"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -10,8 +11,10 @@ import (
 // holds its queue node (next, locked) in the same symmetric allocation.
 type Lock struct {
 	pe   *PE
-	off  int64 // tail (used on PE 0), next, locked
-	held bool  // this PE holds the lock
+	off  int64     // tail (used on PE 0), next, locked
+	gen  uint64    // generation of the allocation
+	rec  *allocRec // the allocation's record: freed or not
+	held bool      // this PE holds the lock
 }
 
 const (
@@ -31,10 +34,28 @@ func NewLock(pe *PE) (*Lock, error) {
 	if err := pe.Barrier(); err != nil {
 		return nil, err
 	}
-	return &Lock{pe: pe, off: off}, nil
+	b := pe.heap.at(off)
+	return &Lock{pe: pe, off: off, gen: b.gen, rec: b.rec}, nil
 }
 
-func (l *Lock) word(rank int, field int64) GPtr[uint64] { return Ptr[uint64](rank, l.off+field) }
+// word is a word of rank's queue node; check has found the lock live.
+func (l *Lock) word(rank int, field int64) GPtr[uint64] {
+	return GPtr[uint64]{PE: rank, Off: l.off + field, gen: checkedGen}
+}
+
+// check fails the calls of a lock that was freed (or a nil or zero Lock).
+func (l *Lock) check(op string) error {
+	if l == nil || l.rec == nil {
+		return &Error{PE: -1, Op: op, Err: &errs.Detail{Msg: "a nil or zero Lock (use NewLock)", Sentinel: ErrArgument}}
+	}
+	if err := l.pe.blocking(op); err != nil {
+		return err
+	}
+	if l.rec.freed {
+		return l.pe.errf(op, ErrNotAllocated, "the lock at offset %d was freed", l.off)
+	}
+	return nil
+}
 
 func (l *Lock) local(field int64) uint64 {
 	return transport.LoadWord(l.pe.seg, l.off+field, 8)
@@ -42,10 +63,10 @@ func (l *Lock) local(field int64) uint64 {
 
 // Lock acquires the lock, waiting for it as long as it takes.
 func (l *Lock) Lock() error {
-	pe := l.pe
-	if err := pe.blocking("Lock"); err != nil {
+	if err := l.check("Lock"); err != nil {
 		return err
 	}
+	pe := l.pe
 	if l.held {
 		return pe.errf("Lock", ErrArgument, "the lock is already held by this PE")
 	}
@@ -70,10 +91,10 @@ func (l *Lock) Lock() error {
 
 // TryLock acquires the lock if it is free and reports whether it did.
 func (l *Lock) TryLock() (bool, error) {
-	pe := l.pe
-	if err := pe.blocking("TryLock"); err != nil {
+	if err := l.check("TryLock"); err != nil {
 		return false, err
 	}
+	pe := l.pe
 	if l.held {
 		return false, pe.errf("TryLock", ErrArgument, "the lock is already held by this PE")
 	}
@@ -87,10 +108,10 @@ func (l *Lock) TryLock() (bool, error) {
 // Unlock releases the lock, after completing the PE's outstanding
 // operations so that the next holder sees them.
 func (l *Lock) Unlock() error {
-	pe := l.pe
-	if err := pe.blocking("Unlock"); err != nil {
+	if err := l.check("Unlock"); err != nil {
 		return err
 	}
+	pe := l.pe
 	if !l.held {
 		return pe.errf("Unlock", ErrArgument, "the lock is not held by this PE")
 	}
@@ -115,5 +136,11 @@ func (l *Lock) Unlock() error {
 	return AtomicStore(pe, l.word(int(l.local(lockNext)-1), lockLocked), 0)
 }
 
-// Free releases the lock's memory; collective.
-func (l *Lock) Free() error { return l.pe.Free(l.off) }
+// Free releases the lock's memory; collective. Afterwards every call of
+// the lock fails with ErrNotAllocated, a second Free included.
+func (l *Lock) Free() error {
+	if l == nil || l.rec == nil {
+		return &Error{PE: -1, Op: "Free", Err: &errs.Detail{Msg: "a nil or zero Lock (use NewLock)", Sentinel: ErrArgument}}
+	}
+	return l.pe.free("Free", l.off, l.gen, "lock")
+}

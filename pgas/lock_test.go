@@ -3,6 +3,7 @@ package pgas_test
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gopgas/gopgas/pgas"
@@ -33,15 +34,18 @@ var locktSetups = []struct {
 
 // locktSpin does local work depending on (a, b), so that PEs hold the lock
 // and contend for it in varying patterns.
-func locktSpin(a, b int) int {
+func locktSpin(a, b int) {
 	x := uint64(a)*0x9E3779B97F4A7C15 ^ uint64(b+1)*0xC2B2AE3D27D4EB4F
 	x ^= x >> 31
 	s := 0
 	for i := range int(x % 500) {
 		s += i
 	}
-	return s
+	// Published, so that the compiler cannot drop the work.
+	locktSink.Add(int64(s))
 }
+
+var locktSink atomic.Int64
 
 // locktAcquire takes the lock with Lock or, when try is set, with TryLock
 // if that succeeds within a few attempts (TryLock only wins when nobody

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -24,18 +25,16 @@ func init() {
 	conduit.Register(offtBackend, conduit.Backend{Open: offtOpen, DefaultPEs: smp.DefaultPEs})
 }
 
-// offtEngines finds a running job's engine from any of its PEs' segments
-// (by the address of the segment's first byte), so that tests may run in
-// parallel.
-var offtEngines sync.Map // *byte -> *offtEngine
+// offtEngines finds a running job's engine from its seed, which
+// offtConfig makes unique, so that tests may run in parallel.
+var (
+	offtEngines sync.Map // seed -> *offtEngine
+	offtSeeds   atomic.Uint64
+)
 
 // offtEngineOf returns the engine of pe's job.
 func offtEngineOf(pe *pgas.PE) *offtEngine {
-	seg, err := pe.Local(0, 1)
-	if err != nil {
-		panic(err)
-	}
-	e, ok := offtEngines.Load(&seg[0])
+	e, ok := offtEngines.Load(pe.Config().Seed)
 	if !ok {
 		panic("offtEngineOf: not a job of the " + offtBackend + " backend")
 	}
@@ -47,7 +46,9 @@ func offtOpen(cfg conduit.JobConfig) (conduit.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &offtJob{inner: j, eng: offtNewEngine(cfg.PEs)}, nil
+	oj := &offtJob{inner: j, eng: offtNewEngine(cfg.PEs), seed: cfg.Seed}
+	offtEngines.Store(cfg.Seed, oj.eng)
+	return oj, nil
 }
 
 // offtJob wraps the smp job: its Run is the smp job's, with each endpoint
@@ -55,13 +56,12 @@ func offtOpen(cfg conduit.JobConfig) (conduit.Job, error) {
 type offtJob struct {
 	inner conduit.Job
 	eng   *offtEngine
+	seed  uint64
 }
 
 func (j *offtJob) Run(main func(conduit.Endpoint) error) error {
+	defer offtEngines.Delete(j.seed)
 	return j.inner.Run(func(ep conduit.Endpoint) error {
-		key := &ep.Segment()[0]
-		offtEngines.Store(key, j.eng)
-		defer offtEngines.Delete(key)
 		return main(&offtEndpoint{Endpoint: ep, eng: j.eng})
 	})
 }
@@ -151,7 +151,7 @@ func (e *offtEngine) join(rank int, c offtCall, value uint64) (conduit.Collectiv
 	defer e.mu.Unlock()
 	if c.barrier && e.refuse != nil && e.refuse[rank] {
 		e.refuse[rank] = false
-		return nil, offtErrRefused
+		return nil, errOfftRefused
 	}
 	if !c.barrier {
 		if c.op == conduit.ReduceProd {
@@ -271,7 +271,7 @@ func offtArith[T int32 | int64 | uint32 | uint64 | float32 | float64](op conduit
 
 // offtConfig is a job on the engine backend.
 func offtConfig(n int, direct pgas.Switch) pgas.Config {
-	return pgas.Config{Conduit: offtBackend, PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: direct}
+	return pgas.Config{Conduit: offtBackend, PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: direct, Seed: offtSeeds.Add(1)}
 }
 
 // offtExpect checks the change of a PE's counters across f.
@@ -732,8 +732,8 @@ func TestOffloadEngineErrors(t *testing.T) {
 		eng.failBarriers(me)
 		eng.mu.Unlock()
 		err := pe.Barrier()
-		if !errors.Is(err, offtErrRefused) {
-			return fmt.Errorf("refused barrier: %v, want %v", err, offtErrRefused)
+		if !errors.Is(err, errOfftRefused) {
+			return fmt.Errorf("refused barrier: %v, want %v", err, errOfftRefused)
 		}
 		var perr *pgas.Error
 		if !errors.As(err, &perr) || perr.PE != me {
@@ -750,7 +750,7 @@ func TestOffloadEngineErrors(t *testing.T) {
 	}
 }
 
-var offtErrRefused = errors.New("collective engine: barrier refused (test)")
+var errOfftRefused = errors.New("collective engine: barrier refused (test)")
 
 // failBarriers makes PE rank's next barrier call fail; e.mu is held.
 func (e *offtEngine) failBarriers(rank int) {

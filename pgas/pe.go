@@ -2,10 +2,12 @@ package pgas
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopgas/gopgas/am"
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/errs"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
@@ -75,15 +77,19 @@ type PE struct {
 	// pieceBuf is reused to describe composite accesses.
 	blockOp  transport.Op
 	pieceBuf []piece
-	// signalOp collects barrier signals; flag is the barrier's wait.
+	// signalOp collects barrier signals; flag is the barrier's wait. fault
+	// is the first failure of the runtime's own transfers (a barrier
+	// signal), for good: see pollFaults.
 	signalOp transport.Op
 	flag     flagCond
+	fault    error
 
 	// scratch holds single values in flight through the network path;
 	// amoResult receives a blocking atomic's old value.
 	scratch   [8]byte
 	amoResult uint64
 	ended     bool
+	endFlag   *atomic.Bool // the job has ended (jobEnded)
 }
 
 func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
@@ -97,6 +103,10 @@ func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
 		pieceBuf: make([]piece, 0, 16),
 	}
 	pe.segBytes = int64(len(pe.seg))
+	pe.endFlag = new(atomic.Bool) // never set: waits report the end
+	if en, ok := ep.(conduit.Ender); ok {
+		pe.endFlag = en.EndFlag()
+	}
 	pe.Accessor = Accessor{pe: pe, mode: c.Access}
 	pe.eng = transport.New(ep, transport.Settings{
 		NumPD:         c.NumPD,
@@ -108,7 +118,8 @@ func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
 		PollBurst:     c.PollBurst,
 		Direct:        c.Direct == On,
 	})
-	pe.am = am.New(pe.eng, am.Config{Depth: c.NetworkDepth, Burst: c.SmsgBurst})
+	pe.am = am.New(pe.eng, am.Config{Depth: c.NetworkDepth, Burst: c.SmsgBurst, CheckLong: pe.checkLong})
+	pe.eng.AddPoller(pe.pollFaults)
 	pe.heap.init(ReservedBytes, pe.segBytes)
 	if err := pe.initCollectives(); err != nil {
 		return nil, err
@@ -203,13 +214,10 @@ func (pe *PE) SetDefaultAccess(m Mode) error {
 // DefaultAccess is the access mode of the PE's own RMA methods.
 func (pe *PE) DefaultAccess() Mode { return pe.Accessor.mode }
 
-// With returns an Accessor whose RMA methods use mode m.
-func (pe *PE) With(m Mode) Accessor {
-	if m != Relaxed && m != Strict {
-		m = pe.Accessor.mode
-	}
-	return Accessor{pe: pe, mode: m}
-}
+// With returns an Accessor whose RMA methods use mode m. A mode other than
+// Relaxed and Strict makes an Accessor every operation of which fails
+// with ErrArgument, naming the mode.
+func (pe *PE) With(m Mode) Accessor { return Accessor{pe: pe, mode: m} }
 
 // Ordering is the network ordering mode.
 func (pe *PE) Ordering() Ordering { return pe.ep.Ordering() }
@@ -227,13 +235,14 @@ func (pe *PE) SetOrdering(m Ordering) error {
 }
 
 // Local returns n bytes of this PE's segment at off, for direct local
-// access. The slice is valid until Run returns (the job frees its segments
-// then).
+// access. The bytes must lie inside one live allocation (see Alloc); the
+// slice must not be used after that allocation is freed, nor after Run
+// returns (the job frees its segments then).
 func (pe *PE) Local(off, n int64) ([]byte, error) {
 	if err := pe.usable("Local"); err != nil {
 		return nil, err
 	}
-	if err := pe.checkRange("Local", pe.rank, off, n); err != nil {
+	if err := pe.checkMem("Local", pe.rank, off, n, 0); err != nil {
 		return nil, err
 	}
 	return pe.seg[off : off+n : off+n], nil
@@ -248,24 +257,35 @@ type Stats struct {
 // Stats returns the PE's counters.
 func (pe *PE) Stats() Stats { return Stats{Transport: pe.eng.Stats, AM: pe.am.Stats} }
 
-// usable fails calls on a PE whose job ended, or that wait inside a handler.
+// usable fails calls on a PE whose program has returned, or whose job has
+// ended (another PE failed, a deadlock, a time limit).
 func (pe *PE) usable(op string) error {
 	if pe.ended {
 		return pe.errf(op, ErrEnded, "the PE's program has returned")
 	}
+	if pe.jobEnded() {
+		return pe.wrap(op, pe.ep.Err())
+	}
 	return nil
 }
 
-// blocking is usable for calls that may wait.
+// blocking is usable for calls that may wait, which must not be made inside
+// a handler.
 func (pe *PE) blocking(op string) error {
-	if pe.ended {
-		return pe.errf(op, ErrEnded, "the PE's program has returned")
+	if err := pe.usable(op); err != nil {
+		return err
 	}
 	if pe.eng.InPoll() {
 		return pe.errf(op, ErrInHandler, "not allowed in an active-message handler")
 	}
 	return nil
 }
+
+// jobEnded reports whether the job has ended (conduit.Ender), for the
+// load/store fast paths, which never wait: they take the general path,
+// which reports the end, when it says so, so that a program polling a word
+// with them still ends with its job.
+func (pe *PE) jobEnded() bool { return pe.endFlag.Load() }
 
 func (pe *PE) checkPE(op string, r int) error {
 	if r < 0 || r >= pe.size {
@@ -274,12 +294,55 @@ func (pe *PE) checkPE(op string, r int) error {
 	return nil
 }
 
-func (pe *PE) checkRange(op string, r int, off, n int64) error {
+// checkMem checks an access to [off, off+n) of PE r's segment: r must be
+// in the job, and the range inside one live allocation of the symmetric
+// heap (of generation gen, unless gen is 0). The heap is the same on every
+// PE, so the issuing PE checks the target's offsets on its own copy.
+func (pe *PE) checkMem(op string, r int, off, n int64, gen uint64) error {
 	if err := pe.checkPE(op, r); err != nil {
 		return err
 	}
-	if n < 0 || off < 0 || off > pe.segBytes-n {
-		return pe.errf(op, ErrRange, "range [%d,+%d) on PE %d outside the %d-byte segment", off, n, r, pe.segBytes)
+	if n >= 0 && pe.heap.ok(off, n, gen) {
+		return nil
+	}
+	if err := pe.memErr(r, off, n, gen); err != nil {
+		return &Error{PE: pe.rank, Op: op, Err: err}
 	}
 	return nil
+}
+
+// checkLong keeps Long active messages inside live allocations.
+func (pe *PE) checkLong(target int, off, n int64) error {
+	if pe.heap.ok(off, n, 0) {
+		return nil
+	}
+	return pe.memErr(target, off, n, 0)
+}
+
+// memErr says what is wrong with an access to [off, off+n) of PE r's
+// segment, of an allocation of generation gen unless gen is 0, or returns
+// nil when nothing is.
+func (pe *PE) memErr(r int, off, n int64, gen uint64) error {
+	bad := func(sentinel error, format string, args ...any) error {
+		return &errs.Detail{Msg: fmt.Sprintf(format, args...), Sentinel: sentinel}
+	}
+	switch {
+	case n < 0 || off < 0 || off > pe.segBytes-n:
+		return bad(ErrRange, "range [%d,+%d) on PE %d outside the %d-byte segment", off, n, r, pe.segBytes)
+	case off < ReservedBytes:
+		return bad(ErrRange, "offset %d on PE %d is in the runtime's reserved area; the first usable offset is %d", off, r, ReservedBytes)
+	case pe.heap.ok(off, n, gen):
+		return nil
+	}
+	if gen != 0 {
+		if b, live := pe.heap.generation(gen); live {
+			return bad(ErrRange, "range [%d,+%d) on PE %d is outside its allocation [%d,+%d)", off, n, r, b.off, b.end-b.off)
+		}
+		return bad(ErrNotAllocated, "range [%d,+%d) on PE %d: its allocation was freed", off, n, r)
+	}
+	if i := pe.heap.index(off); i >= 0 && off < pe.heap.live[i].end {
+		b := pe.heap.live[i]
+		return bad(ErrRange, "range [%d,+%d) on PE %d runs past the end of its allocation [%d,+%d)", off, n, r, b.off, b.end-b.off)
+	}
+	return bad(ErrNotAllocated, "range [%d,+%d) on PE %d is not inside a live symmetric allocation (never allocated, or freed)", off, n, r)
 }

@@ -22,10 +22,26 @@ import (
 
 const benchSegment = 64 << 20
 
+// benchHeap allocates the whole symmetric heap, so that the benchmarks may
+// address any offset from benchOff to the end of the segment.
+func benchHeap(pe *pgas.PE) error {
+	off, err := pe.Alloc(benchSegment-pgas.ReservedBytes, 0)
+	if err == nil && off > benchOff {
+		err = fmt.Errorf("the heap starts at %d, after %d", off, benchOff)
+	}
+	return err
+}
+
+// benchOff is where the benchmarks' transfers land.
+const benchOff = 1 << 20
+
 // benchPair runs body on PE 0 of a two-PE job, timing only body.
 func benchPair(b *testing.B, body func(pe *pgas.PE, peer int) error) {
 	b.Helper()
 	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+		if err := benchHeap(pe); err != nil {
+			return err
+		}
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
@@ -49,7 +65,7 @@ func BenchmarkPut8(b *testing.B) {
 	buf := make([]byte, 8)
 	benchPair(b, func(pe *pgas.PE, peer int) error {
 		for range b.N {
-			if err := pe.Put(peer, 1<<20, buf); err != nil {
+			if err := pe.Put(peer, benchOff, buf); err != nil {
 				return err
 			}
 			if err := pe.Quiet(); err != nil {
@@ -65,7 +81,7 @@ func BenchmarkGet8(b *testing.B) {
 	buf := make([]byte, 8)
 	benchPair(b, func(pe *pgas.PE, peer int) error {
 		for range b.N {
-			if err := pe.Get(peer, 1<<20, buf); err != nil {
+			if err := pe.Get(peer, benchOff, buf); err != nil {
 				return err
 			}
 		}
@@ -91,8 +107,8 @@ const benchWindow = 64
 // reused within a window (reference/gemini-message-ordering-paper.txt,
 // Figure 2), within 63 MiB of the segment.
 func benchSlot(i, n int) int64 {
-	slots := max(1, min(benchWindow, (benchSegment-(1<<20))/n))
-	return int64(1<<20) + int64(i%slots)*int64(n)
+	slots := max(1, min(benchWindow, (benchSegment-benchOff)/n))
+	return benchOff + int64(i%slots)*int64(n)
 }
 
 // BenchmarkPutBandwidth streams puts of each size, OSU style: a window of
@@ -151,9 +167,16 @@ func BenchmarkCopyHot(b *testing.B) {
 }
 
 // BenchmarkAMRoundTrip is a Short request answered by a Short reply; the
-// half round trip is half of it.
-func BenchmarkAMRoundTrip(b *testing.B) {
-	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+// half round trip is half of it. PE 0 polls for the reply.
+func BenchmarkAMRoundTrip(b *testing.B) { benchAMRoundTrip(b, 2) }
+
+// BenchmarkAMRoundTrip4PEs is BenchmarkAMRoundTrip in a job of four PEs,
+// PEs 2 and 3 waiting in the final barrier: on a two-core machine, more PEs
+// than cores.
+func BenchmarkAMRoundTrip4PEs(b *testing.B) { benchAMRoundTrip(b, 4) }
+
+func benchAMRoundTrip(b *testing.B, pes int) {
+	err := pgas.Run(pgas.Config{PEs: pes, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
 		ep := pe.AM()
 		var got int
 		pong, err := ep.Register("pong", func(m *am.Message) error { got++; return nil })
@@ -191,7 +214,7 @@ func BenchmarkAMRoundTrip(b *testing.B) {
 // BenchmarkFetchAdd is the rate of 64-bit fetch-and-add on the peer.
 func BenchmarkFetchAdd(b *testing.B) {
 	benchPair(b, func(pe *pgas.PE, peer int) error {
-		p := pgas.Ptr[int64](peer, 1<<20)
+		p := pgas.Ptr[int64](peer, benchOff)
 		for range b.N {
 			if _, err := pgas.FetchAdd(pe, p, 1); err != nil {
 				return err
@@ -202,8 +225,14 @@ func BenchmarkFetchAdd(b *testing.B) {
 }
 
 // BenchmarkBarrier is the latency of a barrier of two PEs.
-func BenchmarkBarrier(b *testing.B) {
-	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+func BenchmarkBarrier(b *testing.B) { benchBarrier(b, 2) }
+
+// BenchmarkBarrier4PEs is the latency of a barrier of four PEs: on a
+// two-core machine, more PEs than cores.
+func BenchmarkBarrier4PEs(b *testing.B) { benchBarrier(b, 4) }
+
+func benchBarrier(b *testing.B, pes int) {
+	err := pgas.Run(pgas.Config{PEs: pes, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
@@ -231,10 +260,13 @@ func BenchmarkBarrier(b *testing.B) {
 func BenchmarkPut8Network(b *testing.B) {
 	buf := make([]byte, 8)
 	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment, Direct: pgas.Off}, func(pe *pgas.PE) error {
+		if err := benchHeap(pe); err != nil {
+			return err
+		}
 		if pe.Rank() == 0 {
 			b.ResetTimer()
 			for range b.N {
-				if err := pe.Put(1, 1<<20, buf); err != nil {
+				if err := pe.Put(1, benchOff, buf); err != nil {
 					return fmt.Errorf("put: %w", err)
 				}
 			}

@@ -32,11 +32,15 @@ func TestPinAvoidsBounceAndOneTimeRegistration(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				before := pe.Stats().Transport
-				if err := pe.Put(peer, pgas.ReservedBytes, big); err != nil {
+				base, err := pe.Alloc(int64(len(big)+len(small)), 0)
+				if err != nil {
 					return err
 				}
-				if err := pe.Put(peer, pgas.ReservedBytes+int64(len(big)), small); err != nil {
+				before := pe.Stats().Transport
+				if err := pe.Put(peer, base, big); err != nil {
+					return err
+				}
+				if err := pe.Put(peer, base+int64(len(big)), small); err != nil {
 					return err
 				}
 				after := pe.Stats().Transport
@@ -47,7 +51,7 @@ func TestPinAvoidsBounceAndOneTimeRegistration(t *testing.T) {
 					return err
 				}
 				got := make([]byte, len(big))
-				if err := pe.Get(pe.Rank(), pgas.ReservedBytes, got); err != nil {
+				if err := pe.Get(pe.Rank(), base, got); err != nil {
 					return err
 				}
 				want := make([]byte, len(big))

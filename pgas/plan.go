@@ -1,8 +1,12 @@
 package pgas
 
 import (
+	"context"
 	"fmt"
+	"sync"
 	"unsafe"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/gopgas/gopgas/am"
 	"github.com/gopgas/gopgas/conduit"
@@ -64,7 +68,9 @@ func runtimePEBytes(c Config, size int) int64 {
 	b := int64(unsafe.Sizeof(PE{})) + int64(unsafe.Sizeof(transport.Engine{})) + int64(unsafe.Sizeof(am.Endpoint{}))
 	b += int64(c.PollBurst) * int64(unsafe.Sizeof(conduit.Event{}))
 	b += int64(c.SmsgBurst) * int64(unsafe.Sizeof(conduit.Message{}))
-	b += int64((size+63)/64) * 8 // am's table of peers
+	b += int64((size+4095)/4096) * 8 // the top level of am's table of peers
+	b += 2 * 512                     // its peer tables for a few neighbours
+	b += 32 * 32                     // the handler table of the runtime's handlers
 	b += transport.PoolBytes(c.PDBounceBytes)
 	b += 4096 // handles, teams, collectives' bookkeeping, maps
 	if segmem.Lazy() {
@@ -113,8 +119,68 @@ func defaultMemoryLimit() int64 {
 	return total / 10 * 9
 }
 
-// refusal is Run's error for a job whose estimate exceeds the limit.
-func (p Plan) refusal() error {
+// Refusal is the error Run returns for a job that does not fit (Fits is
+// false): one line naming the estimate and the limit.
+func (p Plan) Refusal() error {
 	return fmt.Errorf("pgas: a job of %d PEs on %s needs an estimated %s, more than the memory limit of %s (%s); use fewer PEs or raise the limit",
 		p.Config.PEs, p.Config.Conduit, p, units.HumanBytes(p.LimitBytes), p.limitSource)
+}
+
+// The process's memory budget: jobs that run at once (a study's points,
+// the calibration's scenarios, a program's concurrent Runs) are admitted
+// by their estimates (Plan.TotalBytes) against it, so that what runs
+// together fits, whatever the number of cores. A job whose estimate alone
+// exceeds the budget runs when nothing else does.
+var budget struct {
+	sync.Mutex
+	bytes int64
+	sem   *semaphore.Weighted
+}
+
+// SetMemoryBudget sets the bytes of estimated memory the jobs running at
+// once in this process may hold together; 0 or less restores the default,
+// the memory limit's default (90% of the machine's memory, or no budget
+// where the system does not say). Jobs already admitted keep their share;
+// call it before starting jobs.
+func SetMemoryBudget(bytes int64) {
+	budget.Lock()
+	defer budget.Unlock()
+	if bytes <= 0 {
+		bytes = defaultMemoryLimit()
+	}
+	budget.bytes = bytes
+	budget.sem = nil
+	if bytes > 0 {
+		budget.sem = semaphore.NewWeighted(bytes)
+	}
+}
+
+// MemoryBudget is the budget SetMemoryBudget set (or the default); 0 or
+// less means none.
+func MemoryBudget() int64 {
+	budget.Lock()
+	defer budget.Unlock()
+	if budget.bytes == 0 {
+		budget.bytes = defaultMemoryLimit()
+		if budget.bytes > 0 {
+			budget.sem = semaphore.NewWeighted(budget.bytes)
+		}
+	}
+	return budget.bytes
+}
+
+// admit waits until the job's estimate fits in the budget beside the jobs
+// running, and returns the function that gives its share back.
+func admit(est int64) func() {
+	MemoryBudget()
+	budget.Lock()
+	sem, total := budget.sem, budget.bytes
+	budget.Unlock()
+	if sem == nil || est <= 0 {
+		return func() {}
+	}
+	n := min(est, total)
+	// Acquire fails only when its context is done: never with Background.
+	_ = sem.Acquire(context.Background(), n)
+	return func() { sem.Release(n) }
 }

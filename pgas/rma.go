@@ -2,13 +2,21 @@ package pgas
 
 import (
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/errs"
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
 // Accessor carries out one-sided accesses (RMA) in one access mode. Every
 // PE embeds one in its default mode; PE.With returns one in another.
 // Offsets are byte offsets into the target's segment; symmetric
-// allocations have the same offset on every PE.
+// allocations have the same offset on every PE. Every range accessed must
+// lie inside one live allocation (PE.Alloc): a range in the reserved area
+// (below ReservedBytes) or past the segment fails with ErrRange, one
+// outside every live allocation (freed, or never allocated) with
+// ErrNotAllocated, before anything is transferred.
+//
+// The zero Accessor, and one whose mode is neither Relaxed nor Strict
+// (PE.With of another value), fail every operation with ErrArgument.
 //
 // Completion, for each kind of call:
 //   - Put, Get and their vector, strided and indexed forms block until the
@@ -49,7 +57,13 @@ type piece struct {
 // the PE's earlier operations.
 func (a Accessor) begin(op string, target int, blocking bool) error {
 	pe := a.pe
+	if pe == nil {
+		return &Error{PE: -1, Op: op, Err: &errs.Detail{Msg: "the zero Accessor (use PE.With)", Sentinel: ErrArgument}}
+	}
 	var err error
+	if a.mode != Relaxed && a.mode != Strict {
+		return pe.errf(op, ErrArgument, "access mode %v (given to With) is neither Relaxed nor Strict", a.mode)
+	}
 	if blocking {
 		err = pe.blocking(op)
 	} else {
@@ -76,6 +90,9 @@ func (a Accessor) issue(op *transport.Op, put bool, target int, ps []piece) erro
 		switch {
 		case strictDirect:
 			strictCopy(pe.eng.Direct(target), p.off, p.local, put)
+			if put {
+				pe.eng.Wake(target)
+			}
 		case put:
 			err = pe.eng.Put(op, target, p.off, p.local, a.order())
 		default:
@@ -128,11 +145,13 @@ func (a Accessor) nbiXfer(name string, put bool, target int, ps []piece) error {
 	return pe.wrap(name, a.issue(op, put, target, ps))
 }
 
-func (a Accessor) one(op string, target int, off int64, buf []byte, blocking bool) ([]piece, error) {
+// one checks a contiguous access to an allocation of generation gen
+// (0: any live one).
+func (a Accessor) one(op string, target int, off int64, buf []byte, blocking bool, gen uint64) ([]piece, error) {
 	if err := a.begin(op, target, blocking); err != nil {
 		return nil, err
 	}
-	if err := a.pe.checkRange(op, target, off, int64(len(buf))); err != nil {
+	if err := a.pe.checkMem(op, target, off, int64(len(buf)), gen); err != nil {
 		return nil, err
 	}
 	ps := a.pe.pieceBuf[:0]
@@ -140,11 +159,25 @@ func (a Accessor) one(op string, target int, off int64, buf []byte, blocking boo
 }
 
 // direct returns target's segment when a relaxed access to [off, off+n)
-// can be done at once by load/store, and nil when it must take the general
-// path (which also reports any error).
-func (a Accessor) direct(target int, off, n int64) []byte {
+// of an allocation of generation gen (0: any live one) can be done at once
+// by load/store, and nil when it must take the general path (which also
+// reports any error). It is inlined: it only looks at the allocation the
+// last check found, and directMiss looks further.
+func (a Accessor) direct(target int, off, n int64, gen uint64) []byte {
 	pe := a.pe
-	if a.mode != Relaxed || uint(target) >= uint(pe.size) || off < 0 || off > pe.segBytes-n || pe.ended || pe.eng.InPoll() {
+	if a.mode != Relaxed || uint(target) >= uint(pe.size) || !pe.heap.hits(off, n, gen) || pe.ended || pe.eng.InPoll() || pe.jobEnded() {
+		return nil
+	}
+	return pe.eng.Direct(target)
+}
+
+// directMiss is direct after a miss: it checks the range against every
+// live allocation (remembering the one found, for the next access), or
+// takes the caller's word for it (checkedGen).
+func (a Accessor) directMiss(target int, off, n int64, gen uint64) []byte {
+	pe := a.pe
+	if a.mode != Relaxed || uint(target) >= uint(pe.size) || pe.eng.Direct(target) == nil || pe.ended || pe.eng.InPoll() || pe.jobEnded() ||
+		n < 0 || !pe.heap.ok(off, n, gen) {
 		return nil
 	}
 	return pe.eng.Direct(target)
@@ -152,33 +185,77 @@ func (a Accessor) direct(target int, off, n int64) []byte {
 
 // Put copies src to target's segment at off.
 func (a Accessor) Put(target int, off int64, src []byte) error {
-	if seg := a.direct(target, off, int64(len(src))); seg != nil {
+	if seg := a.direct(target, off, int64(len(src)), 0); seg != nil {
 		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
 		return nil
 	}
-	ps, err := a.one("Put", target, off, src, true)
+	return a.putSlow("Put", target, off, src, 0)
+}
+
+// put is Put for the package's callers: the operation to name and the
+// allocation's generation (or checkedGen).
+func (a Accessor) put(name string, target int, off int64, src []byte, gen uint64) error {
+	if seg := a.direct(target, off, int64(len(src)), gen); seg != nil {
+		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
+		return nil
+	}
+	return a.putSlow(name, target, off, src, gen)
+}
+
+// putSlow is put once the fast path failed.
+func (a Accessor) putSlow(name string, target int, off int64, src []byte, gen uint64) error {
+	if seg := a.directMiss(target, off, int64(len(src)), gen); seg != nil {
+		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
+		return nil
+	}
+	ps, err := a.one(name, target, off, src, true, gen)
 	if err != nil {
 		return err
 	}
-	return a.blockingXfer("Put", true, target, ps)
+	return a.blockingXfer(name, true, target, ps)
 }
 
 // Get copies len(dst) bytes of target's segment at off into dst.
 func (a Accessor) Get(target int, off int64, dst []byte) error {
-	if seg := a.direct(target, off, int64(len(dst))); seg != nil {
+	if seg := a.direct(target, off, int64(len(dst)), 0); seg != nil {
 		copy(dst, seg[off:])
 		return nil
 	}
-	ps, err := a.one("Get", target, off, dst, true)
+	return a.getSlow("Get", target, off, dst, 0)
+}
+
+// get is Get for the package's callers, as put is Put.
+func (a Accessor) get(name string, target int, off int64, dst []byte, gen uint64) error {
+	if seg := a.direct(target, off, int64(len(dst)), gen); seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
+	return a.getSlow(name, target, off, dst, gen)
+}
+
+// getSlow is get once the fast path failed.
+func (a Accessor) getSlow(name string, target int, off int64, dst []byte, gen uint64) error {
+	if seg := a.directMiss(target, off, int64(len(dst)), gen); seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
+	ps, err := a.one(name, target, off, dst, true, gen)
 	if err != nil {
 		return err
 	}
-	return a.blockingXfer("Get", false, target, ps)
+	return a.blockingXfer(name, false, target, ps)
 }
 
 // PutNB starts a Put and returns its handle.
 func (a Accessor) PutNB(target int, off int64, src []byte) (Handle, error) {
-	ps, err := a.one("PutNB", target, off, src, false)
+	return a.putNB(target, off, src, 0)
+}
+
+func (a Accessor) putNB(target int, off int64, src []byte, gen uint64) (Handle, error) {
+	ps, err := a.one("PutNB", target, off, src, false, gen)
 	if err != nil {
 		return Handle{}, err
 	}
@@ -187,7 +264,11 @@ func (a Accessor) PutNB(target int, off int64, src []byte) (Handle, error) {
 
 // GetNB starts a Get and returns its handle.
 func (a Accessor) GetNB(target int, off int64, dst []byte) (Handle, error) {
-	ps, err := a.one("GetNB", target, off, dst, false)
+	return a.getNB(target, off, dst, 0)
+}
+
+func (a Accessor) getNB(target int, off int64, dst []byte, gen uint64) (Handle, error) {
+	ps, err := a.one("GetNB", target, off, dst, false, gen)
 	if err != nil {
 		return Handle{}, err
 	}
@@ -196,11 +277,27 @@ func (a Accessor) GetNB(target int, off int64, dst []byte) (Handle, error) {
 
 // PutNBI starts a Put with an implicit handle.
 func (a Accessor) PutNBI(target int, off int64, src []byte) error {
-	if seg := a.direct(target, off, int64(len(src))); seg != nil {
+	if seg := a.direct(target, off, int64(len(src)), 0); seg != nil {
 		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
 		return nil
 	}
-	ps, err := a.one("PutNBI", target, off, src, false)
+	return a.putNBI(target, off, src, 0)
+}
+
+// putNBI is PutNBI for an allocation of generation gen (or checkedGen),
+// after any fast path.
+func (a Accessor) putNBI(target int, off int64, src []byte, gen uint64) error {
+	seg := a.direct(target, off, int64(len(src)), gen)
+	if seg == nil {
+		seg = a.directMiss(target, off, int64(len(src)), gen)
+	}
+	if seg != nil {
+		copy(seg[off:], src)
+		a.pe.eng.Wake(target)
+		return nil
+	}
+	ps, err := a.one("PutNBI", target, off, src, false, gen)
 	if err != nil {
 		return err
 	}
@@ -209,11 +306,25 @@ func (a Accessor) PutNBI(target int, off int64, src []byte) error {
 
 // GetNBI starts a Get with an implicit handle.
 func (a Accessor) GetNBI(target int, off int64, dst []byte) error {
-	if seg := a.direct(target, off, int64(len(dst))); seg != nil {
+	if seg := a.direct(target, off, int64(len(dst)), 0); seg != nil {
 		copy(dst, seg[off:])
 		return nil
 	}
-	ps, err := a.one("GetNBI", target, off, dst, false)
+	return a.getNBI(target, off, dst, 0)
+}
+
+// getNBI is GetNBI for an allocation of generation gen (or checkedGen),
+// after any fast path.
+func (a Accessor) getNBI(target int, off int64, dst []byte, gen uint64) error {
+	seg := a.direct(target, off, int64(len(dst)), gen)
+	if seg == nil {
+		seg = a.directMiss(target, off, int64(len(dst)), gen)
+	}
+	if seg != nil {
+		copy(dst, seg[off:])
+		return nil
+	}
+	ps, err := a.one("GetNBI", target, off, dst, false, gen)
 	if err != nil {
 		return err
 	}
@@ -228,7 +339,7 @@ func (a Accessor) vector(op string, target int, remote []Span, local [][]byte, b
 	}
 	var rn, ln int64
 	for _, s := range remote {
-		if err := pe.checkRange(op, target, s.Off, s.Len); err != nil {
+		if err := pe.checkMem(op, target, s.Off, s.Len, 0); err != nil {
 			return nil, err
 		}
 		rn += s.Len
@@ -293,9 +404,10 @@ func (a Accessor) GetVNB(target int, src []Span, dst [][]byte) (Handle, error) {
 	return a.nbXfer("GetVNB", false, target, ps)
 }
 
-// indexed pairs blocks of one size at remote offsets with consecutive
-// blocks of a local buffer.
-func (a Accessor) indexed(op string, target int, offs []int64, block int64, local []byte, blocking bool) ([]piece, error) {
+// indexed pairs blocks of one size at remote offsets, in an allocation of
+// generation gen (0: any live ones), with consecutive blocks of a local
+// buffer.
+func (a Accessor) indexed(op string, target int, offs []int64, block int64, local []byte, blocking bool, gen uint64) ([]piece, error) {
 	pe := a.pe
 	if err := a.begin(op, target, blocking); err != nil {
 		return nil, err
@@ -305,7 +417,7 @@ func (a Accessor) indexed(op string, target int, offs []int64, block int64, loca
 	}
 	ps := pe.pieceBuf[:0]
 	for i, off := range offs {
-		if err := pe.checkRange(op, target, off, block); err != nil {
+		if err := pe.checkMem(op, target, off, block, gen); err != nil {
 			return nil, err
 		}
 		ps = append(ps, piece{off, local[int64(i)*block : int64(i+1)*block]})
@@ -316,7 +428,7 @@ func (a Accessor) indexed(op string, target int, offs []int64, block int64, loca
 
 // PutIndexed writes consecutive blocks of src to the remote offsets offs.
 func (a Accessor) PutIndexed(target int, offs []int64, blockBytes int64, src []byte) error {
-	ps, err := a.indexed("PutIndexed", target, offs, blockBytes, src, true)
+	ps, err := a.indexed("PutIndexed", target, offs, blockBytes, src, true, 0)
 	if err != nil {
 		return err
 	}
@@ -326,7 +438,7 @@ func (a Accessor) PutIndexed(target int, offs []int64, blockBytes int64, src []b
 // GetIndexed reads blocks at the remote offsets offs into consecutive
 // blocks of dst.
 func (a Accessor) GetIndexed(target int, offs []int64, blockBytes int64, dst []byte) error {
-	ps, err := a.indexed("GetIndexed", target, offs, blockBytes, dst, true)
+	ps, err := a.indexed("GetIndexed", target, offs, blockBytes, dst, true, 0)
 	if err != nil {
 		return err
 	}
@@ -335,7 +447,7 @@ func (a Accessor) GetIndexed(target int, offs []int64, blockBytes int64, dst []b
 
 // PutIndexedNB is the non-blocking PutIndexed.
 func (a Accessor) PutIndexedNB(target int, offs []int64, blockBytes int64, src []byte) (Handle, error) {
-	ps, err := a.indexed("PutIndexedNB", target, offs, blockBytes, src, false)
+	ps, err := a.indexed("PutIndexedNB", target, offs, blockBytes, src, false, 0)
 	if err != nil {
 		return Handle{}, err
 	}
@@ -344,7 +456,7 @@ func (a Accessor) PutIndexedNB(target int, offs []int64, blockBytes int64, src [
 
 // GetIndexedNB is the non-blocking GetIndexed.
 func (a Accessor) GetIndexedNB(target int, offs []int64, blockBytes int64, dst []byte) (Handle, error) {
-	ps, err := a.indexed("GetIndexedNB", target, offs, blockBytes, dst, false)
+	ps, err := a.indexed("GetIndexedNB", target, offs, blockBytes, dst, false, 0)
 	if err != nil {
 		return Handle{}, err
 	}
@@ -364,8 +476,9 @@ type Strided struct {
 // of which becomes a transfer descriptor.
 const maxStridedElems = 1 << 24
 
-// strided pairs a remote and a local strided section of the same shape.
-func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, local []byte, lstrides []int64, count []int64, blocking bool) ([]piece, error) {
+// strided pairs a remote strided section, in an allocation of generation
+// gen (0: any live ones), and a local one of the same shape.
+func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, local []byte, lstrides []int64, count []int64, blocking bool, gen uint64) ([]piece, error) {
 	pe := a.pe
 	if err := a.begin(op, target, blocking); err != nil {
 		return nil, err
@@ -397,7 +510,7 @@ func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, l
 			ro += x * rstrides[i]
 			lo += x * lstrides[i]
 		}
-		if err := pe.checkRange(op, target, ro, count[0]); err != nil {
+		if err := pe.checkMem(op, target, ro, count[0], gen); err != nil {
 			return nil, err
 		}
 		if lo+count[0] > int64(len(local)) {
@@ -418,7 +531,7 @@ func (a Accessor) strided(op string, target int, roff int64, rstrides []int64, l
 // PutStrided writes the local strided section of src to the remote one at
 // dstOff; both have the shape count.
 func (a Accessor) PutStrided(target int, dstOff int64, dstStrides []int64, src []byte, srcStrides []int64, count []int64) error {
-	ps, err := a.strided("PutStrided", target, dstOff, dstStrides, src, srcStrides, count, true)
+	ps, err := a.strided("PutStrided", target, dstOff, dstStrides, src, srcStrides, count, true, 0)
 	if err != nil {
 		return err
 	}
@@ -428,7 +541,7 @@ func (a Accessor) PutStrided(target int, dstOff int64, dstStrides []int64, src [
 // GetStrided reads the remote strided section at srcOff into the local one
 // of dst.
 func (a Accessor) GetStrided(target int, srcOff int64, srcStrides []int64, dst []byte, dstStrides []int64, count []int64) error {
-	ps, err := a.strided("GetStrided", target, srcOff, srcStrides, dst, dstStrides, count, true)
+	ps, err := a.strided("GetStrided", target, srcOff, srcStrides, dst, dstStrides, count, true, 0)
 	if err != nil {
 		return err
 	}
@@ -437,7 +550,7 @@ func (a Accessor) GetStrided(target int, srcOff int64, srcStrides []int64, dst [
 
 // PutStridedNB is the non-blocking PutStrided.
 func (a Accessor) PutStridedNB(target int, dstOff int64, dstStrides []int64, src []byte, srcStrides []int64, count []int64) (Handle, error) {
-	ps, err := a.strided("PutStridedNB", target, dstOff, dstStrides, src, srcStrides, count, false)
+	ps, err := a.strided("PutStridedNB", target, dstOff, dstStrides, src, srcStrides, count, false, 0)
 	if err != nil {
 		return Handle{}, err
 	}
@@ -446,7 +559,7 @@ func (a Accessor) PutStridedNB(target int, dstOff int64, dstStrides []int64, src
 
 // GetStridedNB is the non-blocking GetStrided.
 func (a Accessor) GetStridedNB(target int, srcOff int64, srcStrides []int64, dst []byte, dstStrides []int64, count []int64) (Handle, error) {
-	ps, err := a.strided("GetStridedNB", target, srcOff, srcStrides, dst, dstStrides, count, false)
+	ps, err := a.strided("GetStridedNB", target, srcOff, srcStrides, dst, dstStrides, count, false, 0)
 	if err != nil {
 		return Handle{}, err
 	}

@@ -858,12 +858,11 @@ func TestRMAZeroLength(t *testing.T) {
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
-		end := pe.Config().SegmentBytes
 		if err := pe.Put(peer, off, nil); err != nil {
 			return fmt.Errorf("empty Put: %w", err)
 		}
-		if err := pe.Get(peer, end, []byte{}); err != nil {
-			return fmt.Errorf("empty Get at the end of the segment: %w", err)
+		if err := pe.Get(peer, off+64, []byte{}); err != nil {
+			return fmt.Errorf("empty Get at the end of the allocation: %w", err)
 		}
 		if err := pe.With(pgas.Strict).Put(peer, off, nil); err != nil {
 			return fmt.Errorf("empty strict Put: %w", err)
@@ -1128,7 +1127,8 @@ func TestRMAVector(t *testing.T) {
 			}
 			dst := rmatBuffers(flat, lens)
 			if nb {
-				h, err := pe.GetVNB(peer, spans, dst)
+				var h pgas.Handle
+				h, err = pe.GetVNB(peer, spans, dst)
 				if err != nil {
 					return fmt.Errorf("%s: %w", what, err)
 				}
@@ -1154,7 +1154,8 @@ func TestRMAVector(t *testing.T) {
 			copy(flat, data)
 			src := rmatBuffers(flat, lens)
 			if nb {
-				h, err := pe.PutVNB(peer, spans, src)
+				var h pgas.Handle
+				h, err = pe.PutVNB(peer, spans, src)
 				if err != nil {
 					return fmt.Errorf("%s: %w", what, err)
 				}
@@ -1245,7 +1246,8 @@ func TestRMAIndexed(t *testing.T) {
 				buf = make([]byte, block*int64(nblk))
 			}
 			if nb {
-				h, err := pe.GetIndexedNB(peer, offs, block, buf)
+				var h pgas.Handle
+				h, err = pe.GetIndexedNB(peer, offs, block, buf)
 				if err != nil {
 					return fmt.Errorf("%s: %w", what, err)
 				}
@@ -1268,7 +1270,8 @@ func TestRMAIndexed(t *testing.T) {
 			}
 			copy(buf, rmatPattern(len(buf), uint64(trial*10+me+5)))
 			if nb {
-				h, err := pe.PutIndexedNB(peer, offs, block, buf)
+				var h pgas.Handle
+				h, err = pe.PutIndexedNB(peer, offs, block, buf)
 				if err != nil {
 					return fmt.Errorf("%s: %w", what, err)
 				}
@@ -1382,7 +1385,8 @@ func TestRMAStrided(t *testing.T) {
 				sentinel := rmatPattern(int(lext), seed+7)
 				copy(local, sentinel)
 				if nb {
-					h, err := pe.GetStridedNB(peer, rbase, sh.rstr, local, sh.lstr, sh.count)
+					var h pgas.Handle
+					h, err = pe.GetStridedNB(peer, rbase, sh.rstr, local, sh.lstr, sh.count)
 					if err != nil {
 						return fmt.Errorf("%s: %w", what, err)
 					}
@@ -1406,7 +1410,8 @@ func TestRMAStrided(t *testing.T) {
 				data := rmatPattern(int(lext), seed+uint64(me)+3)
 				copy(local, data)
 				if nb {
-					h, err := pe.PutStridedNB(peer, rbase, sh.rstr, local, sh.lstr, sh.count)
+					var h pgas.Handle
+					h, err = pe.PutStridedNB(peer, rbase, sh.rstr, local, sh.lstr, sh.count)
 					if err != nil {
 						return fmt.Errorf("%s: %w", what, err)
 					}

@@ -29,15 +29,14 @@ func Run(cfg Config, program func(pe *PE) error) error {
 	if err != nil {
 		return err
 	}
-	if c.MemoryLimit > 0 {
-		plan, err := cfg.Plan()
-		if err != nil {
-			return err
-		}
-		if !plan.Fits() {
-			return plan.refusal()
-		}
+	plan, err := cfg.Plan()
+	if err != nil {
+		return err
 	}
+	if !plan.Fits() {
+		return plan.Refusal()
+	}
+	defer admit(plan.TotalBytes)()
 	job, err := conduit.Open(c.Conduit, c.jobConfig())
 	if err != nil {
 		return fmt.Errorf("pgas: starting the %s backend: %w", c.Conduit, err)

@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gopgas/gopgas/internal/transport"
 )
@@ -27,7 +28,7 @@ func (pe *PE) Fence() error {
 }
 
 func (pe *PE) quiet(name string) error {
-	if pe.eng.Idle() && pe.nbiPut.Err() == nil && pe.nbiGet.Err() == nil && pe.signalOp.Err() == nil {
+	if pe.eng.Idle() && pe.nbiPut.Err() == nil && pe.nbiGet.Err() == nil && pe.signalOp.Err() == nil && pe.fault == nil {
 		return nil
 	}
 	if err := pe.eng.Quiesce(); err != nil {
@@ -36,16 +37,36 @@ func (pe *PE) quiet(name string) error {
 	if err := pe.eng.Flush(); err != nil {
 		return pe.wrap(name, err)
 	}
+	if _, err := pe.pollFaults(); err != nil {
+		return pe.wrap(name, err)
+	}
 	err := pe.nbiPut.Err()
-	for _, op := range []*transport.Op{&pe.nbiGet, &pe.signalOp} {
-		if err == nil {
-			err = op.Err()
-		}
+	if err == nil {
+		err = pe.nbiGet.Err()
 	}
 	pe.nbiPut.Reset()
 	pe.nbiGet.Reset()
-	pe.signalOp.Reset()
 	return pe.wrap(name, err)
+}
+
+// pollFaults is a poller (it runs in every wait and poll of the PE) that
+// fails the wait once a transfer of the runtime's own has failed: a
+// barrier signal that timed out (a lost route) never reaches its partner,
+// which would wait for it for ever, and this PE's later barriers would wait
+// for partners that wait for it. The failure is for good, like the active
+// message layer's (package am, whose poller reports lost messages: the
+// collectives' data and credit returns): from then on every blocking call
+// of the PE fails with it, naming the transfer, the peer and the cause,
+// instead of the job ending as a deadlock.
+func (pe *PE) pollFaults() (int, error) {
+	if pe.fault == nil {
+		err := pe.signalOp.Err()
+		if err == nil {
+			return 0, nil
+		}
+		pe.fault = fmt.Errorf("a barrier signal failed: %w", err)
+	}
+	return 0, pe.fault
 }
 
 // strictCopy moves data between a local buffer and a directly mapped

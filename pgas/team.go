@@ -11,10 +11,9 @@ import (
 	"github.com/gopgas/gopgas/internal/transport"
 )
 
-// Layout of the reserved part of every segment.
+// Layout of the reserved part of every segment: word 0 is the word strict
+// flushes read (transport.Engine.Flush), then the barrier flags.
 const (
-	// flushWordOff is the word strict flushes read.
-	flushWordOff = 0
 	// MaxTeams is the most teams a PE can belong to at once, the world
 	// included.
 	MaxTeams = 128
@@ -52,9 +51,8 @@ type teamTable struct {
 	used [MaxTeams / 64]uint64
 }
 
-func (tt *teamTable) take(id int)        { tt.used[id/64] |= 1 << (id % 64) }
-func (tt *teamTable) release(id int)     { tt.used[id/64] &^= 1 << (id % 64) }
-func (tt *teamTable) isUsed(id int) bool { return tt.used[id/64]&(1<<(id%64)) != 0 }
+func (tt *teamTable) take(id int)    { tt.used[id/64] |= 1 << (id % 64) }
+func (tt *teamTable) release(id int) { tt.used[id/64] &^= 1 << (id % 64) }
 
 func (pe *PE) newWorldTeam() *Team {
 	pe.teams.take(0)
@@ -195,10 +193,12 @@ func (t *Team) signal(k int) error {
 	off := flagOff(t.id, k)
 	if seg := pe.eng.Direct(to); seg != nil {
 		transport.StoreWord(seg, off, 8, t.epoch)
+		pe.eng.Wake(to)
 		return nil
 	}
 	// Completion is collected by the next quiet, which comes before the
-	// epoch buffer changes.
+	// epoch buffer changes; a failure fails every wait from then on
+	// (pollFaults), this barrier's first.
 	return pe.wrap("barrier", pe.eng.Put(&pe.signalOp, to, off, t.epochBuf[:], 0))
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gopgas/gopgas/pgas"
@@ -38,7 +39,7 @@ var teamtSetups = []teamtSetup{
 // teamtBusy does an amount of local work that depends on (a, b, c), so
 // that PEs arrive at a synchronisation point in varying orders without
 // sleeping.
-func teamtBusy(a, b, c int) int {
+func teamtBusy(a, b, c int) {
 	x := uint64(a)*0x9E3779B97F4A7C15 ^ uint64(b)*0xC2B2AE3D27D4EB4F ^ uint64(c+1)*0x165667B19E3779F9
 	x ^= x >> 31
 	x *= 0xBF58476D1CE4E5B9
@@ -51,8 +52,11 @@ func teamtBusy(a, b, c int) int {
 	for i := range n {
 		s += i ^ a
 	}
-	return s
+	// Published, so that the compiler cannot drop the work.
+	teamtSink.Add(int64(s))
 }
+
+var teamtSink atomic.Int64
 
 // teamtFlags is one int64 word per PE, written by its owner with
 // AtomicStore and read by everyone with AtomicLoad.

@@ -84,10 +84,10 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	if len(header) > MaxHeaderBytes || len(payload) > MaxPayloadBytes {
 		return fmt.Errorf("smp: PE %d: SendMessage of %d+%d bytes exceeds %d+%d", e.rank, len(header), len(payload), MaxHeaderBytes, MaxPayloadBytes)
 	}
-	box := e.out[target]
+	box := e.out.Get(target)
 	if box == nil {
 		box = newMailbox(e.rank, e.job.cfg.MailboxSlots)
-		e.out[target] = box
+		e.out.Set(target, box)
 		in := &e.job.eps[target].inbox
 		in.fresh.Lock()
 		in.freshBox = append(in.freshBox, box)
@@ -110,6 +110,7 @@ func (e *endpoint) SendMessage(target int, header, payload []byte) error {
 	}
 	s.seq.Store(h + 1)
 	p.head = h + 1
+	e.job.wakeUp(target)
 	return nil
 }
 
@@ -119,6 +120,7 @@ func (e *endpoint) PollMessages(msgs []conduit.Message) int {
 	in := &e.inbox
 	for _, box := range in.held {
 		box.cons.tail.Store(box.cons.next)
+		e.job.wakeUp(box.src) // a sender may wait for space
 	}
 	clear(in.held)
 	in.held = in.held[:0]

@@ -14,9 +14,18 @@
 // receiver, and a two-level doorbell bitmap per receiver that tells it which
 // rings to look at: a message costs no lock and no allocation.
 //
-// Waiting PEs spin, yielding the processor when there are more PEs than
-// processors. When every PE still running has waited without any progress
-// for JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError.
+// A waiting PE spins briefly, then yields its processor to other
+// goroutines, then sleeps until what it waits for wakes it or a short timer
+// fires (see wait.go), so that a job with more PEs than processors, or on a
+// machine other programs load, slows down gently. A PE that changes a
+// peer's segment by load/store wakes it with Wake (conduit.Waker).
+//
+// When every PE still running has waited without any progress for
+// JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError. When
+// JobConfig.WallTimeLimit is positive, the job ends with a
+// *conduit.LimitError once it has run that long: every wait returns that
+// error. A PE busy outside the runtime (a pure compute loop) cannot be
+// interrupted; it learns of the end at its next runtime call.
 //
 // The backend registers as "smp". Its default job size is the number of
 // physical cores.
@@ -37,6 +46,7 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/pad"
 	"github.com/gopgas/gopgas/internal/segmem"
+	"github.com/gopgas/gopgas/internal/sparse"
 )
 
 // Name is the name the backend registers under.
@@ -57,7 +67,7 @@ const (
 const DefaultStallTimeout = 10 * time.Second
 
 func init() {
-	conduit.Register(Name, conduit.Backend{Open: Open, DefaultPEs: DefaultPEs})
+	conduit.Register(Name, conduit.Backend{Open: Open, Plan: Plan, DefaultPEs: DefaultPEs})
 }
 
 // DefaultPEs is the number of physical cores, or of logical CPUs when the
@@ -72,12 +82,20 @@ func DefaultPEs() int {
 type job struct {
 	cfg          conduit.JobConfig
 	eps          []*endpoint
+	segs         [][]byte // every PE's segment, by rank (DirectSegments)
 	start        time.Time
 	perNode      int
 	stallTimeout time.Duration
 	// oversubscribed: more PEs than processors, so waiters yield every
 	// iteration instead of spinning.
 	oversubscribed bool
+	// napMin and napMax bound the timed sleep of a parked wait.
+	napMin, napMax time.Duration
+	// parked[r]: PE r sleeps in a wait, to be woken through its wake
+	// channel. Every PE that sends to r or writes its memory reads it, so
+	// each is on a cache line of its own, written only when a wait has
+	// lasted long enough to sleep; the slice is not written after Open.
+	parked []*atomic.Bool
 
 	started atomic.Bool
 	done    atomic.Int64
@@ -86,6 +104,39 @@ type job struct {
 	aborted   atomic.Bool
 	abortErr  error // what waits return; written once before aborted is set
 	rootErr   error // what Run returns: the first failure in time
+}
+
+// peBytes is a PE's memory at rest, for Plan: its endpoint and the
+// structures it makes at start-up (a padded hot line, its sleeping flag,
+// its inbox, the top of its table of rings, its wake-up channel and
+// timer), a share of the job's tables by rank, and its goroutine's stack,
+// which the runtime's deepest calls grow to 16 KiB.
+var peBytes = int64(unsafe.Sizeof(endpoint{})) + 2*int64(pad.CacheLine) + 2048 + 16<<10
+
+// ringBytes is the memory of one ring (mailbox) of slots slots, made when
+// a PE first sends to a peer.
+func ringBytes(slots int) int64 {
+	n := 1
+	for n < slots {
+		n <<= 1
+	}
+	return int64(n)*int64(unsafe.Sizeof(slot{})) + int64(unsafe.Sizeof(mailbox{})) + 4*int64(pad.CacheLine)
+}
+
+// Plan checks a job as Open would and estimates its memory (conduit.
+// Backend.Plan): every PE's state and rings to two peers, as the runtime's
+// own messages make. A program that sends active messages to many peers
+// holds a ring more (ringBytes, 8 KiB by default) for each. Segments are
+// counted by the runtime.
+func Plan(cfg conduit.JobConfig) (conduit.Plan, error) {
+	if err := cfg.Validate(); err != nil {
+		return conduit.Plan{}, err
+	}
+	for k := range cfg.Options {
+		return conduit.Plan{}, fmt.Errorf("smp: unknown option %q", k)
+	}
+	perPE := peBytes + int64(min(cfg.PEs-1, 2))*ringBytes(cfg.MailboxSlots) + int64(cfg.PEs+4095)/4096*8
+	return conduit.Plan{Nodes: 1, PerPEBytes: perPE}, nil
 }
 
 // Open starts a job. It is registered as the "smp" backend.
@@ -105,15 +156,23 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 	if j.stallTimeout <= 0 {
 		j.stallTimeout = DefaultStallTimeout
 	}
-	j.oversubscribed = cfg.PEs > min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	procs := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	j.oversubscribed = cfg.PEs > procs
+	j.napMin, j.napMax = napMin, min(napCap, napMax*time.Duration((cfg.PEs+procs-1)/procs))
 	j.eps = make([]*endpoint, cfg.PEs)
+	j.parked = make([]*atomic.Bool, cfg.PEs)
 	for r := range j.eps {
+		j.parked[r] = pad.New[atomic.Bool]()
 		ep, err := newEndpoint(j, r)
 		if err != nil {
 			j.freeSegments()
 			return nil, err
 		}
 		j.eps[r] = ep
+	}
+	j.segs = make([][]byte, len(j.eps))
+	for r, ep := range j.eps {
+		j.segs[r] = ep.seg
 	}
 	return j, nil
 }
@@ -122,6 +181,18 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 func (j *job) Run(main func(conduit.Endpoint) error) error {
 	if !j.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("smp: Run called twice on one job")
+	}
+	if d := j.cfg.WallTimeLimit; d > 0 {
+		fired := make(chan struct{})
+		t := time.AfterFunc(d, func() {
+			defer close(fired)
+			j.limitReached()
+		})
+		defer func() {
+			if !t.Stop() {
+				<-fired // no goroutine of the job outlives Run
+			}
+		}()
 	}
 	// The group launches the PEs; the root cause of a failure is chosen
 	// below rather than by which PE's error arrived first.
@@ -169,6 +240,7 @@ func (j *job) fail(rank int, err error) {
 		j.abortErr = fmt.Errorf("%w: PE %d failed: %v", conduit.ErrJobAborted, rank, err)
 		j.aborted.Store(true)
 	})
+	j.wakeAll()
 }
 
 // deadlocked ends the job with a deadlock report.
@@ -177,7 +249,11 @@ func (j *job) deadlocked(d *conduit.DeadlockError) {
 		j.rootErr, j.abortErr = d, d
 		j.aborted.Store(true)
 	})
+	j.wakeAll()
 }
+
+// EndFlag is set once the job has ended (conduit.Ender).
+func (e *endpoint) EndFlag() *atomic.Bool { return &e.job.aborted }
 
 // Err is the error that ended the job, or nil.
 func (e *endpoint) Err() error {
@@ -236,8 +312,17 @@ type endpoint struct {
 	regs     atomic.Pointer[regTable]
 	nextID   uint32
 
-	hot  *hot
-	what atomic.Pointer[string]
+	hot *hot
+	// what the PE waits for while a wait backs off; lastWhat is the copy
+	// made for the previous wait.
+	what     atomic.Pointer[string]
+	lastWhat *string
+	// The owner's side of sleeping in a wait (wait.go); other PEs use
+	// only job.parked and wake.
+	parked *atomic.Bool  // job.parked[rank]
+	wake   chan struct{} // one token: a wake-up for a parked wait
+	polled uint64        // polls that found something (noteProgress)
+	timer  *time.Timer   // a parked wait's timed sleep
 
 	localCQ eventQueue
 
@@ -245,7 +330,7 @@ type endpoint struct {
 	remoteCQ []conduit.Event
 
 	inbox inbox
-	out   []*mailbox // the rings this PE sends on, by receiver
+	out   sparse.Table[mailbox] // the rings this PE sends on, by receiver
 }
 
 func newEndpoint(j *job, rank int) (*endpoint, error) {
@@ -262,10 +347,12 @@ func newEndpoint(j *job, rank int) (*endpoint, error) {
 		ordering: j.cfg.Ordering,
 		nextID:   conduit.SegmentID + 1,
 		hot:      pad.New[hot](),
-		out:      make([]*mailbox, j.cfg.PEs),
+		out:      sparse.New[mailbox](j.cfg.PEs),
 	}
 	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
 	ep.inbox.init(j.cfg.PeerBurst)
+	ep.parked = j.parked[rank]
+	ep.wake = make(chan struct{}, 1)
 	return ep, nil
 }
 
@@ -303,6 +390,15 @@ func (e *endpoint) SegmentHandle(rank int) conduit.MemHandle {
 		return conduit.MemHandle{}
 	}
 	return conduit.MemHandle{Owner: int32(rank), ID: conduit.SegmentID, Bytes: e.job.cfg.SegmentBytes}
+}
+
+// DirectSegments is the job's table of segments by rank, shared by every
+// endpoint (conduit.DirectSegmenter).
+func (e *endpoint) DirectSegments() [][]byte {
+	if e.job.cfg.NoDirectAccess {
+		return nil
+	}
+	return e.job.segs
 }
 
 func (e *endpoint) DirectSegment(rank int) []byte {
@@ -403,6 +499,9 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 		if d.RemoteEvent && d.Type == conduit.Put {
 			tgt.pushRemote(conduit.Event{Source: e.rank, Data: d.RemoteData})
 		}
+		if d.Type != conduit.Get {
+			e.job.wakeUp(d.Target)
+		}
 	}
 	e.localCQ.push(ev)
 	return nil
@@ -455,14 +554,16 @@ func (e *endpoint) Charge(_ conduit.Time) {}
 func (e *endpoint) Done() {
 	if !e.hot.done.Swap(true) {
 		e.job.done.Add(1)
+		e.job.wakeAll()
 	}
 }
 
 func (e *endpoint) AllDone() bool { return e.job.done.Load() == int64(len(e.job.eps)) }
 
-// noteProgress records that a waiting PE got something done, which resets
-// deadlock detection.
+// noteProgress records that the PE got something done: a waiting PE's
+// backoff starts over, and deadlock detection is reset.
 func (e *endpoint) noteProgress() {
+	e.polled++
 	if e.hot.waiting.Load() {
 		e.hot.progress.Add(1)
 	}

@@ -1347,3 +1347,58 @@ func TestDeadlockDetection(t *testing.T) {
 		})
 	})
 }
+
+func TestWallTimeLimit(t *testing.T) {
+	t.Run("ends a runaway job", func(t *testing.T) {
+		cfg := jobConfig(3)
+		cfg.WallTimeLimit = 200 * time.Millisecond
+		job, err := smp.Open(cfg)
+		require.NoError(t, err)
+		var waitErr, computeErr error
+		start := time.Now()
+		err = job.Run(func(ep conduit.Endpoint) error {
+			switch ep.Rank() {
+			case 0:
+				waitErr = ep.WaitFor("a message nobody sends", waitFn(func() (bool, error) { return false, nil }))
+				return waitErr
+			case 1:
+				// Computing, not waiting; Err is how it learns of the end.
+				for ep.Err() == nil {
+				}
+				computeErr = ep.Err()
+				return computeErr
+			}
+			return nil
+		})
+		elapsed := time.Since(start)
+		var le *conduit.LimitError
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, "wall-clock time limit", le.Limit)
+		assert.Equal(t, "200ms", le.Value)
+		assert.Equal(t, map[int]string{0: "waiting for a message nobody sends", 1: "computing (not in a runtime call)"}, le.Doing)
+		assert.Equal(t, []int{2}, le.Finished)
+		assert.GreaterOrEqual(t, le.At, conduit.FromDuration(200*time.Millisecond))
+		assert.GreaterOrEqual(t, elapsed, 200*time.Millisecond)
+		assert.Contains(t, err.Error(), "PE 0 is waiting for a message nobody sends;")
+		assert.Contains(t, err.Error(), "PE 1 is computing (not in a runtime call);")
+		for r, e := range []error{waitErr, computeErr} {
+			var pe *conduit.LimitError
+			assert.ErrorAs(t, e, &pe, "PE %d", r)
+		}
+	})
+	t.Run("a job within its limit", func(t *testing.T) {
+		cfg := jobConfig(2)
+		cfg.WallTimeLimit = time.Minute
+		var b barrier
+		b.n = 2
+		runJob(t, cfg, func(ep conduit.Endpoint) error {
+			var gen int64
+			for range 100 {
+				if err := b.wait(ep, &gen); err != nil {
+					return err
+				}
+			}
+			return ep.Err()
+		})
+	})
+}

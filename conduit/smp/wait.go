@@ -7,64 +7,217 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 )
 
-// Waits spin; when PEs outnumber processors a waiter yields the processor
-// after every unproductive poll (otherwise the Go scheduler's preemption
-// is enough to let other goroutines run). Every slowEvery polls it reads
-// the clock, and a wait that has lasted slowAfter joins deadlock
-// detection.
+// A wait backs off the way the Go runtime's own locks and idle processors
+// do, so that a job with more PEs than processors, or on a machine other
+// programs load, slows down gently instead of having spinning PEs starve
+// the ones they wait for:
+//
+//  1. Spin: poll, first hotPolls times back to back (the fast path of a
+//     message round trip or a barrier, unchanged), then with a spin-wait
+//     hint (pause) between polls, until spinFor has passed.
+//  2. Yield: poll with runtime.Gosched between polls, letting other
+//     goroutines (other PEs) run on this processor, until yieldUntil has
+//     passed.
+//  3. Park: sleep until woken or until a timer fires, then poll again; the
+//     timer's period starts at napMin and doubles up to the job's napMax.
+//
+// The clock is read every clockEvery unproductive polls. A poll that finds
+// something to do (a message, a completion, a remote event), even if the
+// wait goes on, starts the backoff over: a PE that serves active messages
+// while it waits stays quick to answer.
+//
+// Parking is what gives a processor back to the operating system, hence to
+// a PE whose thread it had descheduled for another program's. What a PE
+// waits for wakes it: a message to it, a put, AMO or remote event posted to
+// it, freed mailbox slots, a PE's store into its segment through
+// DirectSegment followed by Wake, another PE finishing, and the end of the
+// job. The timer covers changes no one announces (a store through
+// DirectSegment without Wake, a Go variable a test's waiter reads). Waking
+// a parked goroutine costs tens of microseconds, more on a virtual machine
+// whose idle processors halt: polling for about that long before parking
+// keeps the cost of parking within a small factor of the wait.
+//
+// Go readies a woken goroutine on the waker's processor (its P), where it
+// runs only once the waker blocks or yields; a waker that went on polling
+// would keep it there, and the two PEs would end up taking turns on one
+// processor while the other idles. So a PE that wakes a sleeping one
+// yields at once (unless PEs outnumber processors, when every wait yields
+// anyway), and the scheduler moves one of the two to the idle processor.
+//
+// When PEs outnumber the processors (GOMAXPROCS), spinning would only keep
+// the processor from a PE that may be the one waited for: a wait then
+// yields from its first unproductive poll.
 const (
-	slowEvery = 4096
-	slowAfter = time.Millisecond
+	hotPolls   = 32
+	clockEvery = 32 // unproductive polls between clock readings
+	spinFor    = 2 * time.Microsecond
+	yieldUntil = 100 * time.Microsecond
+	napMin     = 50 * time.Microsecond
+	// napMax is multiplied by how many PEs share a processor, so that the
+	// timer wake-ups of a job of many idle PEs cost a bounded share of the
+	// machine; napCap bounds the product.
+	napMax = time.Millisecond
+	napCap = 20 * time.Millisecond
 )
 
 // WaitFor polls w until it is ready.
 func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 	j := e.job
+	if !j.oversubscribed {
+		for range hotPolls {
+			ok, err := w.Ready()
+			if ok || err != nil {
+				return err
+			}
+			if j.aborted.Load() {
+				return j.abortErr
+			}
+		}
+	}
+	return e.backoff(what, w)
+}
+
+// backoff is the rest of a wait that the first polls did not end.
+func (e *endpoint) backoff(what string, w conduit.Waiter) error {
+	j := e.job
 	var (
-		since      time.Time // when this wait began, read on the slow path
+		yielding   = j.oversubscribed
+		quiet      int       // polls since the last one that found something
+		since      time.Time // the first clock reading of the quiet polls
+		park       bool      // sleep after this poll if it finds nothing
 		registered bool      // counted as waiting for deadlock detection
 		quietSince time.Time // start of the current window without progress
 		progress   int64     // total progress at quietSince
+		nap        = j.napMin
 	)
-	for i := 1; ; i++ {
+	if !yielding {
+		quiet = hotPolls // WaitFor's
+	}
+	// What the PE waits for, for the deadlock and time-limit reports; the
+	// string is copied only when it changes.
+	if e.lastWhat == nil || *e.lastWhat != what {
+		w := what
+		e.lastWhat = &w
+	}
+	e.what.Store(e.lastWhat)
+	for {
+		if park {
+			// Announce the sleep before the last poll: whoever changes
+			// what w waits for after that poll sees the announcement and
+			// wakes this PE (the flag and the changes are sequentially
+			// consistent atomics, except a plain copy into a segment, whose
+			// wake-up may rarely be missed until the timer fires).
+			select {
+			case <-e.wake: // a token left by a wake-up that came while polling
+			default:
+			}
+			e.parked.Store(true)
+		}
+		seen := e.polled
 		ok, err := w.Ready()
+		if !ok && err == nil && j.aborted.Load() {
+			err = j.abortErr
+		}
+		if park && (ok || err != nil || e.polled != seen) {
+			e.parked.Store(false)
+		}
 		if ok || err != nil {
 			if registered {
 				e.hot.waiting.Store(false)
 				e.hot.progress.Add(1)
 			}
+			e.what.Store(nil)
 			return err
 		}
-		if j.aborted.Load() {
+		if e.polled != seen {
+			// The poll handled something: start over, no longer idle.
 			if registered {
+				registered = false
 				e.hot.waiting.Store(false)
 			}
-			return j.abortErr
-		}
-		if j.oversubscribed {
-			runtime.Gosched()
-		}
-		if i%slowEvery != 0 {
+			yielding, quiet, since, park, nap = j.oversubscribed, 0, time.Time{}, false, j.napMin
 			continue
 		}
-		now := time.Now()
-		switch {
-		case since.IsZero():
-			since = now
-		case !registered && now.Sub(since) >= slowAfter:
-			registered = true
-			w := what // only a long wait pays for the allocation
-			e.what.Store(&w)
-			e.hot.waiting.Store(true)
-			quietSince, progress = now, j.totalProgress()
-		case registered:
-			idle, p := j.allIdle(), j.totalProgress()
-			if !idle || p != progress {
-				quietSince, progress = now, p
-			} else if now.Sub(quietSince) >= j.stallTimeout {
-				j.deadlocked(j.deadlock())
+		if park {
+			e.sleep(nap)
+			park, nap = false, min(2*nap, j.napMax)
+			continue
+		}
+		quiet++
+		if quiet%clockEvery == 0 {
+			now := time.Now()
+			if since.IsZero() {
+				since = now
+			}
+			switch d := now.Sub(since); {
+			case d >= yieldUntil:
+				if !registered {
+					registered = true
+					e.hot.waiting.Store(true)
+					quietSince, progress = now, j.totalProgress()
+				} else if idle, p := j.allIdle(), j.totalProgress(); !idle || p != progress {
+					quietSince, progress = now, p
+				} else if now.Sub(quietSince) >= j.stallTimeout {
+					j.deadlocked(j.deadlock())
+				}
+				park = true
+				continue
+			case d >= spinFor:
+				yielding = true
 			}
 		}
+		switch {
+		case yielding:
+			runtime.Gosched()
+		case quiet > hotPolls:
+			pause()
+		}
+	}
+}
+
+// sleep blocks the parked PE for at most d, or until another PE wakes it.
+func (e *endpoint) sleep(d time.Duration) {
+	if e.timer == nil {
+		e.timer = time.NewTimer(d)
+	} else {
+		e.timer.Reset(d)
+	}
+	select {
+	case <-e.wake:
+	case <-e.timer.C:
+	}
+	e.parked.Store(false)
+	e.timer.Stop()
+}
+
+// Wake wakes PE rank if it sleeps in a wait (conduit.Waker).
+func (e *endpoint) Wake(rank int) {
+	if uint(rank) < uint(len(e.job.eps)) {
+		e.job.wakeUp(rank)
+	}
+}
+
+// wakeUp wakes PE rank if it sleeps in a wait: one atomic load when it does
+// not. The first waker clears the flag, so that a stream of puts to a
+// sleeping PE costs one wake-up, not one per put; it then yields, so that
+// the woken PE's goroutine, readied on this processor, runs at once and
+// one of the two moves to another processor.
+func (j *job) wakeUp(rank int) {
+	if p := j.parked[rank]; p.Load() && p.CompareAndSwap(true, false) {
+		select {
+		case j.eps[rank].wake <- struct{}{}:
+			if !j.oversubscribed {
+				runtime.Gosched()
+			}
+		default: // a wake-up is already pending
+		}
+	}
+}
+
+// wakeAll wakes every sleeping PE: the job ended, or a PE finished.
+func (j *job) wakeAll() {
+	for r := range j.eps {
+		j.wakeUp(r)
 	}
 }
 
@@ -93,12 +246,46 @@ func (j *job) deadlock() *conduit.DeadlockError {
 		case ep.hot.done.Load():
 			d.Finished = append(d.Finished, r)
 		case ep.hot.waiting.Load():
-			what := "something"
-			if w := ep.what.Load(); w != nil {
-				what = *w
-			}
-			d.Waiting[r] = what
+			d.Waiting[r] = ep.doing("something")
 		}
 	}
 	return d
+}
+
+// doing is what the PE waits for, or otherwise when it is not in a wait.
+func (e *endpoint) doing(otherwise string) string {
+	if w := e.what.Load(); w != nil {
+		return *w
+	}
+	return otherwise
+}
+
+// computing is what a time-limit report says of a PE that was not waiting
+// in the runtime when the limit was reached.
+const computing = "computing (not in a runtime call)"
+
+// limitReached ends the job with a *conduit.LimitError once it has run for
+// JobConfig.WallTimeLimit, unless every PE has finished. A PE that is not
+// in a runtime call cannot be stopped: it learns of the end at its next
+// call.
+func (j *job) limitReached() {
+	if j.done.Load() == int64(len(j.eps)) {
+		return
+	}
+	j.abortOnce.Do(func() {
+		le := &conduit.LimitError{Limit: "wall-clock time limit", Value: j.cfg.WallTimeLimit.String(), Doing: make(map[int]string), At: j.now()}
+		for r, ep := range j.eps {
+			switch w := ep.what.Load(); {
+			case ep.hot.done.Load():
+				le.Finished = append(le.Finished, r)
+			case w != nil:
+				le.Doing[r] = "waiting for " + *w
+			default:
+				le.Doing[r] = computing
+			}
+		}
+		j.rootErr, j.abortErr = le, le
+		j.aborted.Store(true)
+	})
+	j.wakeAll()
 }

@@ -71,3 +71,13 @@ func Long(t *testing.T) {
 		t.Skip("a long study: too slow under the race detector; run go test without -race, or pgasbench calibrate")
 	}
 }
+
+// NotUnderRace skips a test of packet-level simulation at scale under the
+// race detector, which makes it take minutes; CI runs every test again
+// without it, where this one runs.
+func NotUnderRace(t *testing.T) {
+	t.Helper()
+	if race.Enabled {
+		t.Skip("a large simulation: run without -race (CI's second pass does)")
+	}
+}

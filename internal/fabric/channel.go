@@ -48,6 +48,9 @@ type Channel struct {
 
 	sent, retries int64
 	busyTime      Time
+	// stalled: it had something to send while the network was quiesced
+	// (fault.go); it is kicked when traffic is released.
+	stalled bool
 
 	// srcTile and dstTile are its tiles in the routers at its ends (tiled
 	// routers only); committed is the size of the packets crossing its
@@ -86,9 +89,13 @@ func (c *Channel) From() *Router { return c.from }
 // To is the router at the channel's far end; nil for an ejection tile.
 func (c *Channel) To() *Router { return c.to }
 
-// Fail takes the channel out of service: Failed reports it, and the routing
-// must not choose it.
-func (c *Channel) Fail() { c.down = true }
+// Fail takes the channel out of service from the start of the job: Failed
+// reports it, and the routing must not choose it. (Machine.FailAt fails a
+// channel in the middle of a run.)
+func (c *Channel) Fail() {
+	c.down = true
+	c.m.lossy = true
+}
 
 // Failed says whether the channel is out of service.
 func (c *Channel) Failed() bool { return c.down }
@@ -162,6 +169,10 @@ func (c *Channel) send() {
 	now := c.m.k.Now()
 	if now < c.busy {
 		c.kick()
+		return
+	}
+	if c.m.quiesced {
+		c.m.stall(c)
 		return
 	}
 	var p *Packet
@@ -252,6 +263,9 @@ func (c *Channel) send() {
 		c.m.k.At(tail, c.m.nics[p.Dst], nicRx, p)
 	} else {
 		p.inTile = c.dstTile
+		if c.m.lossy {
+			p.wire = c
+		}
 		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
 		c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
 	}

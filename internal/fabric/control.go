@@ -20,9 +20,10 @@ import (
 // moves it to): it never waits for an ORB entry, and a backlog of requests
 // cannot hold it up, nor it them, so it cannot deadlock the network. It
 // gets no response and no retransmission; a packet the routing drops
-// (Stats.Dropped: a failed link on a deterministic route) ends the job
-// with an error that says so, as nothing would ever complete what waits
-// for it.
+// (Stats.Dropped: a failed link on a deterministic route) or one lost on
+// the wire of a link that fails (Stats.Lost, fault.go) ends the job with
+// an error that says so, as nothing would ever complete what waits for
+// it.
 
 // OffloadBarrier forwards ep's offloaded barrier to the backend's
 // collective engine (Config.Offload); a machine without one fails with

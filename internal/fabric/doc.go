@@ -25,6 +25,13 @@
 // packet's next link; it may move the packet to another virtual channel
 // and keep state of its own in the packet.
 //
+// Links may fail in the middle of a run (Machine.FailAt, fault.go): the
+// packets on their wires are lost and their transactions time out, the
+// adaptive routing masks them, and under deterministic routing the
+// network is quiesced and re-routed, as the management software does. A
+// lost short message is sent again; an AMO retried after a timeout is
+// answered from the target's record of applied AMOs (amo.go).
+//
 // Large relaxed transfers may move in coarse units, runs of consecutive
 // packets that cost what their packets would but are one event at each
 // stage (the coarse_bytes and coarse_packets options).

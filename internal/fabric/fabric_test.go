@@ -2,7 +2,9 @@ package fabric_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -262,17 +264,29 @@ func TestRingMovesData(t *testing.T) {
 }
 
 // A router whose links have failed: its packets are dropped and the
-// transaction times out.
+// transaction times out. The first to cross it is the allocation's
+// collective (a message between the routers, PEs 0-3 on router 0 and 4-7
+// on router 1, which the ring cannot route around), ahead of the put; its
+// sender's wait fails with the timeout, naming a PE on the other router.
 func TestRingLostRouteTimesOut(t *testing.T) {
 	err := pgas.Run(pgas.Config{Conduit: ringName, PEs: 8, PEsPerNode: 2, Options: map[string]string{"fail_router": "0"}}, func(pe *pgas.PE) error {
-		if pe.Rank() != 0 {
-			return nil
+		off, err := pe.Alloc(64, 0)
+		if err != nil || pe.Rank() != 0 {
+			return err
 		}
-		return pe.Put(4, pgas.ReservedBytes, make([]byte, 64))
+		return pe.Put(4, off, make([]byte, 64))
 	})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "no response from PE 4")
+	var dl *conduit.DeadlockError
+	assert.False(t, errors.As(err, &dl), "not a deadlock: %v", err)
+	var pe *pgas.Error
+	require.ErrorAs(t, err, &pe)
+	m := regexp.MustCompile(`no response from PE (\d+) within`).FindStringSubmatch(err.Error())
+	require.NotNil(t, m, "the error names the peer: %v", err)
+	peer, _ := strconv.Atoi(m[1])
+	assert.NotEqual(t, pe.PE/4, peer/4, "PE %d's peer %d is on the other router", pe.PE, peer)
 	assert.Contains(t, err.Error(), "timeout")
+	assert.Contains(t, err.Error(), "(a lost route?)")
 }
 
 func TestOptions(t *testing.T) {

@@ -54,6 +54,11 @@ type Config struct {
 	// Offload, if set, is the backend's collective engine: the Machine
 	// forwards the endpoints' offloaded collectives to it (control.go).
 	Offload simnet.Offloader
+	// ReroutePause is how long the management software keeps the network
+	// quiesced after a link fails under deterministic routing, while it
+	// computes and loads new routing tables (fault.go); the backend's
+	// assumption, or its reroute_pause option.
+	ReroutePause Time
 }
 
 // Stats are the fabric's counters.
@@ -70,6 +75,12 @@ type Stats struct {
 	AMOHits      int64 // AMOs whose word was in the AMO cache
 	AMOMisses    int64 // AMOs whose word was not
 	Hazards      int64 // gets that read around an earlier put (the hazard checker)
+	LinkFailures int64 // channels that failed during the run (FailAt)
+	Lost         int64 // packets lost on the wire of a link that failed
+	Reroutes     int64 // new routing tables put into effect after failures
+	QuiesceTime  Time  // time the network was quiesced for re-routes
+	MsgResends   int64 // short messages sent again after a timeout
+	AMOReplays   int64 // retried AMOs answered from the target's record, not applied again
 }
 
 // Machine is a simulated machine running one job: a simnet.Network (and
@@ -101,6 +112,18 @@ type Machine struct {
 	// census, when set, makes Build count the network instead of making it
 	// (Plan).
 	census *census
+	// Faults (fault.go). lossy: a link may fail, so packets may be lost
+	// (packets then note the link they cross, and target NICs keep the
+	// record of applied AMOs). quiesced: the network is quiesced until
+	// releaseAt (started at quiesceStart); releasedAt is when the last
+	// quiesce ended; held are the packets routers hold meanwhile and
+	// stalled the channels that would send.
+	faults                              faults
+	lossy, quiesced                     bool
+	releaseAt, releasedAt, quiesceStart Time
+	held                                []heldPacket
+	stalled                             []*Channel
+	txnSeq                              uint64 // the last transaction identity given (conduit.PostDesc.TxnID)
 
 	// Times of the NIC's fixed cycle counts, and a full packet's size.
 	latency, ssid, rmt, amoHit, amoMiss Time
@@ -115,7 +138,11 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.Build == nil || cfg.NewHost == nil || cfg.Location == nil || cfg.Sizes.Request == nil || cfg.Sizes.DataResponse == nil {
 		return nil, fmt.Errorf("%s: the fabric's configuration lacks a hook", cfg.Name)
 	}
+	if cfg.ReroutePause < 0 || cfg.ReroutePause > MaxReroutePause {
+		return nil, fmt.Errorf("%s: a re-route pause of %v: not 0 to %v", cfg.Name, cfg.ReroutePause, MaxReroutePause)
+	}
 	m := &Machine{name: cfg.Name, p: cfg.Params, sizes: cfg.Sizes, opts: cfg.Options, cfg: cfg}
+	m.faults.m = m
 	p := &m.p
 	m.latency, m.ssid, m.rmt = m.cycles(p.NICLatencyCycles), m.cycles(p.SSIDCycles), m.cycles(p.RMTCycles)
 	m.amoHit, m.amoMiss = m.cycles(p.AMOHitCycles), m.cycles(p.AMOMissCycles)
@@ -195,7 +222,12 @@ func (m *Machine) Counters() map[string]int64 {
 	if m.cfg.Counters == nil {
 		return nil
 	}
-	return m.cfg.Counters(m.stats)
+	s := m.stats
+	if m.quiesced {
+		// The job ended during a quiesce: count it so far.
+		s.QuiesceTime += m.k.Now() - m.quiesceStart
+	}
+	return m.cfg.Counters(s)
 }
 
 // Counters are the counters every fabric reports, by name; a backend adds
@@ -205,6 +237,8 @@ func (s Stats) Counters() map[string]int64 {
 		"packets": s.Packets, "transactions": s.Transactions, "crc_retries": s.CRCRetries,
 		"dropped": s.Dropped, "amo_hits": s.AMOHits, "amo_misses": s.AMOMisses,
 		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
+		"link_failures": s.LinkFailures, "lost_packets": s.Lost, "reroutes": s.Reroutes,
+		"quiesce_ns": int64(s.QuiesceTime / 1000), "msg_resends": s.MsgResends, "amo_replays": s.AMOReplays,
 	}
 }
 
@@ -235,6 +269,11 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	}
 	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
 	t.d = d
+	if !d.Retry || d.TxnID == 0 {
+		m.txnSeq++
+		d.TxnID = m.txnSeq
+	}
+	t.id = d.TxnID
 	t.region, t.roff = d.Remote.ID, d.RemoteOffset
 	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
 	switch {

@@ -65,13 +65,22 @@ type txn struct {
 	tCommitted int // packets committed at the target
 	sStarted   bool
 	tStarted   bool
-	timing     bool   // a timeout is scheduled
-	alive      Time   // its last request sent or response received
-	reads      []Time // a block transfer's reads in flight, by slot: when each is back
-	status     conduit.Status
-	detail     string
-	done       bool
-	born       Time
+	timing     bool // it is on its source NIC's timer list
+	alive      Time // its last request sent or response received
+	// checkAt is when its timer is next looked at; tPrev and tNext link
+	// the source NIC's timer list, ordered by checkAt.
+	checkAt      Time
+	tPrev, tNext *txn
+	reads        []Time // a block transfer's reads in flight, by slot: when each is back
+	status       conduit.Status
+	detail       string
+	done         bool
+	born         Time
+	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
+	// attempt's); attempt counts a short message's resends.
+	id      uint64
+	attempt int
+	resent  bool // a short message sent again as a new transaction
 }
 
 // msgBytes is the part of a message a packet carries.
@@ -118,6 +127,21 @@ type nic struct {
 	bteBusy   bool   // the engine's next step is scheduled
 	bteNext   Time   // the engine can make a packet from then
 	bteParked bool   // waiting for an ORB entry
+
+	// amoDone and amoLog are the record of applied AMOs (amo.go), kept
+	// on machines whose links may fail.
+	amoDone map[amoRecordKey]amoOutcome
+	amoLog  []amoLogEntry
+	amoHead int // amoLog's first entry not yet expired
+
+	// timers lists the transactions whose requests have left and that
+	// have not completed, by when their timeout is next looked at; one
+	// event (timerAt, when timerSet) stands for the earliest. A completed
+	// transaction leaves the list at once, so nothing keeps it alive for
+	// the timeout's span.
+	timers, timersTail *txn
+	timerAt            Time
+	timerSet           bool
 
 	amoFree  Time
 	amoCache map[amoKey]*amoEntry
@@ -169,19 +193,128 @@ func (n *nic) Fire(code int32, data any) {
 	case nicComplete:
 		n.finish(data.(*txn), conduit.StatusOK, "")
 	case nicTimeout:
-		t := data.(*txn)
-		if t.done {
-			return
+		n.timeouts()
+	}
+}
+
+// arm puts t on the timer list, to be looked at when at comes.
+func (n *nic) arm(t *txn, at Time) {
+	t.timing, t.checkAt = true, at
+	// Keep the list ordered: a transaction is almost always armed later
+	// than those before it, so the search from the tail is short.
+	after := n.timersTail
+	for after != nil && after.checkAt > at {
+		after = after.tPrev
+	}
+	t.tPrev = after
+	if after == nil {
+		t.tNext, n.timers = n.timers, t
+	} else {
+		t.tNext, after.tNext = after.tNext, t
+	}
+	if t.tNext == nil {
+		n.timersTail = t
+	} else {
+		t.tNext.tPrev = t
+	}
+	n.setTimer()
+}
+
+// disarm takes t off the timer list.
+func (n *nic) disarm(t *txn) {
+	if !t.timing {
+		return
+	}
+	if t.tPrev == nil {
+		n.timers = t.tNext
+	} else {
+		t.tPrev.tNext = t.tNext
+	}
+	if t.tNext == nil {
+		n.timersTail = t.tPrev
+	} else {
+		t.tNext.tPrev = t.tPrev
+	}
+	t.tPrev, t.tNext, t.timing = nil, nil, false
+}
+
+// setTimer makes sure an event comes no later than the first timer's
+// check.
+func (n *nic) setTimer() {
+	if n.timers == nil || (n.timerSet && n.timerAt <= n.timers.checkAt) {
+		return
+	}
+	n.timerAt, n.timerSet = n.timers.checkAt, true
+	n.m.k.At(n.timerAt, n, nicTimeout, nil)
+}
+
+// timeouts looks at the timers that are due: a transaction that made
+// progress within the timeout is looked at again later; one that did not
+// times out.
+func (n *nic) timeouts() {
+	m := n.m
+	now := m.k.Now()
+	if n.timerAt <= now {
+		n.timerSet = false // the event for timerAt is this one, or has been
+	}
+	timeout := m.p.TransactionTimeout
+	for t := n.timers; t != nil && t.checkAt <= now; t = n.timers {
+		n.disarm(t)
+		if m.quiesced {
+			// The timer stands still while the network is quiesced
+			// (fault.go).
+			n.arm(t, m.releaseAt+timeout)
+			continue
 		}
-		timeout := n.m.p.TransactionTimeout
-		if due := t.alive + timeout; due > n.m.k.Now() {
+		if due := max(t.alive, m.releasedAt) + timeout; due > now {
 			// Still making progress: the time counts from its last sign
-			// of life.
-			n.m.k.At(due, n, nicTimeout, t)
-			return
+			// of life (or the end of the last quiesce).
+			n.arm(t, due)
+			continue
+		}
+		if t.kind == pktMsg {
+			n.resend(t)
+			continue
 		}
 		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v (a lost route?)", t.tep.Rank(), timeout))
 	}
+	n.setTimer()
+}
+
+// MessageResends is how many times a source NIC sends a short message
+// again whose transaction timed out (a packet of it, or of its
+// acknowledgements, was lost) before the job fails with an error naming
+// the message's source and target. The documents say only that the
+// initiating NIC times the transaction out ([ARIES-WP] Network
+// Reliability, Availability and Serviceability); the model assumes the
+// messaging library under the runtime sends a timed-out message again
+// from its copy, so that a message is never silently lost, and that the
+// target's mailbox drops a copy that arrives twice (by its sequence
+// number, simnet). Assumed: three resends, as many as the runtime's
+// retries of a timed-out post (transport.TimeoutRetries).
+const MessageResends = 3
+
+// resend ends a short message's transaction that timed out and sends the
+// message again in a new one, from the NIC (no CPU time is charged), or
+// fails the job once it has been sent MessageResends times more.
+func (n *nic) resend(t *txn) {
+	m := n.m
+	if t.attempt >= MessageResends {
+		// Lost every time: the sender's wait fails naming the target
+		// (MessageLost).
+		n.finish(t, conduit.StatusTimeout, fmt.Sprintf("no response from PE %d within %v, %d times (a lost route?)",
+			t.tep.Rank(), m.p.TransactionTimeout, t.attempt+1))
+		return
+	}
+	t.resent = true
+	n.finish(t, conduit.StatusTimeout, "")
+	nt := m.newTxn(t.ep, t.tep.Rank(), t.order)
+	nt.kind, nt.msg, nt.msgData = pktMsg, t.msg, t.msgData
+	nt.size, nt.unit, nt.npkts, nt.pending, nt.perPkt = t.size, t.unit, t.npkts, t.npkts, t.perPkt
+	nt.attempt = t.attempt + 1
+	nt.born = m.k.Now()
+	m.stats.MsgResends++
+	m.k.At(m.k.Now(), n, nicFMAIssue, nt)
 }
 
 // amoOperandBytes is the size of an AMO's operand, and of the words the
@@ -254,6 +387,11 @@ func (n *nic) transmit(p *Packet) {
 	now := n.m.k.Now()
 	t := p.t
 	if p.kind.isRequest() {
+		if t.done {
+			// Its transaction timed out: the NIC sends no more of it.
+			n.m.freePacket(p)
+			return
+		}
 		if n.orbUsed+p.cnt > n.m.p.ORBEntries {
 			n.orbWait.push(p)
 			return
@@ -263,8 +401,7 @@ func (n *nic) transmit(p *Packet) {
 		t.orbHeld += p.cnt
 		t.alive = now
 		if !t.timing {
-			t.timing = true
-			n.m.k.At(now+n.m.p.TransactionTimeout, n, nicTimeout, t)
+			n.arm(t, now+n.m.p.TransactionTimeout)
 		}
 	}
 	if n.enter(&n.tx, p, nicTxServe, now) {
@@ -549,6 +686,7 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 		return
 	}
 	t.done = true
+	t.src.disarm(t)
 	if t.status != conduit.StatusOK {
 		s, detail = t.status, t.detail
 	}
@@ -562,7 +700,12 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 	if n.m.trace != nil {
 		n.m.traceTxn(t, n.m.k.Now())
 	}
-	if t.d != nil {
+	switch {
+	case t.d != nil:
 		t.ep.CompleteLocal(t.d, s, detail)
+	case t.kind == pktMsg && s != conduit.StatusOK && !t.resent:
+		// A message has no completion event: its sender learns of the
+		// loss from its endpoint.
+		t.ep.MessageLost(t.tep.Rank(), s, detail)
 	}
 }

@@ -135,3 +135,18 @@ func (o *Options) Set(name, value string) (known bool, err error) {
 	}
 	return true, opt.Set(o, value)
 }
+
+// ReroutePauseOption declares a backend's reroute_pause option: a duration
+// of simulated time (Go syntax: 500us, 1ms) from 0 to MaxReroutePause, def
+// by default.
+func ReroutePauseOption[T any](help string, def Time, set func(*T, Time)) option.Option[T] {
+	return option.Custom("reroute_pause", fmt.Sprintf("%s (default %s)", help, FormatFaultTime(def)),
+		fmt.Sprintf("a duration from 0 to %s (500us, 1ms)", FormatFaultTime(MaxReroutePause)),
+		func(s string) (Time, error) {
+			t, err := ParseFaultTime(s)
+			if err == nil && t > MaxReroutePause {
+				err = fmt.Errorf("more than %s", FormatFaultTime(MaxReroutePause))
+			}
+			return t, err
+		}, FormatFaultTime, set)
+}

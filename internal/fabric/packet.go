@@ -83,7 +83,15 @@ type Packet struct {
 	// pooled is the input-buffer pool space it holds at the far end of
 	// the channel it last crossed (Params.SharedInputUnits).
 	pooled int32
-	next   *Packet // free list and queues
+	// wire is the link it is crossing, from its send until the far
+	// router takes it (set only on a machine whose links may fail:
+	// fault.go); routedRoute and routedVC are its Route and VC before the
+	// routing decision that queued it, restored to route it again when
+	// the link it was queued for fails.
+	wire        *Channel
+	routedRoute [4]int32
+	routedVC    uint8
+	next        *Packet // free list and queues
 }
 
 // IsRequest says whether the packet is a request (put, get, AMO, message)

@@ -94,28 +94,55 @@ func (m *Machine) NewLink(from, to *Router, unitTime, flight Time, lanes int) *C
 func (r *Router) Links() []*Channel { return r.links }
 
 // Fire routes a packet that has crossed the router's pipeline, or queues
-// one that has crossed a tiled router's buses for its output.
+// one that has crossed a tiled router's buses for its output. A packet
+// that arrives by a link that failed while it was on the wire is lost; one
+// whose output failed while it crossed the buses is routed again; while
+// the network is quiesced the router holds what arrives (fault.go).
 func (r *Router) Fire(_ int32, data any) {
 	p := data.(*Packet)
 	m := r.m
+	if w := p.wire; w != nil {
+		p.wire = nil
+		if w.down {
+			m.lose(p, w)
+			return
+		}
+	}
 	if out := p.out; out != nil {
 		p.out = nil
 		out.committed -= p.Size
-		out.enqueue(p)
+		if !out.down {
+			out.enqueue(p)
+			return
+		}
+		p.Route, p.VC = p.routedRoute, p.routedVC
+	}
+	if m.quiesced {
+		m.hold(r, p)
 		return
 	}
+	r.route(p)
+}
+
+// route sends p on towards its destination: out of an ejection tile if it
+// is for one of the router's NICs, else by the link the Topology chooses.
+func (r *Router) route(p *Packet) {
+	m := r.m
 	var c *Channel
 	if p.DstRouter == r.ID {
 		c = leastLoaded(m.nics[p.Dst].eject)
-	} else if c = m.topo.Route(r, p); c == nil {
-		m.stats.Dropped++
-		if p.kind == pktCtl {
-			// No transaction times out for it, and whatever waits for
-			// it waits for ever: the job ends with the reason.
-			m.k.Fail(fmt.Errorf("%s: a control packet from node %d to node %d was lost at router %d: no working way on (a failed link on a deterministic route)", m.name, p.Src, p.Dst, r.ID))
+	} else {
+		p.routedRoute, p.routedVC = p.Route, p.VC
+		if c = m.topo.Route(r, p); c == nil {
+			m.stats.Dropped++
+			if p.kind == pktCtl {
+				// No transaction times out for it, and whatever waits for
+				// it waits for ever: the job ends with the reason.
+				m.k.Fail(fmt.Errorf("%s: a control packet from node %d to node %d was lost at router %d: no working way on (a failed link on a deterministic route)", m.name, p.Src, p.Dst, r.ID))
+			}
+			m.freePacket(p)
+			return
 		}
-		m.freePacket(p)
-		return
 	}
 	if m.p.TileColumns == 0 {
 		c.enqueue(p)

@@ -31,6 +31,7 @@ package option
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -345,4 +346,33 @@ func (o Option[T]) Set(dst *T, s string) error {
 	}
 	o.set(dst, v)
 	return nil
+}
+
+// RoundTrip checks what the options' fuzz tests hold a table to: every
+// value Values accepts from opts lies in its option's declared range, and
+// its text (Option.Format) parses back to the same value. It returns the
+// options written back as text, which the caller parses again and compares
+// with the first parse.
+func (t *Table[T]) RoundTrip(opts map[string]string) (map[string]string, error) {
+	vals, err := t.Values(opts)
+	if err != nil {
+		return nil, err
+	}
+	back := make(map[string]string, len(vals))
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
+		o, v := t.opts[name], vals[name]
+		if err := o.Check(v); err != nil {
+			return nil, fmt.Errorf("option %s: accepted value %v out of range: %v", name, v, err)
+		}
+		text, ok := o.Format(v)
+		if !ok {
+			return nil, fmt.Errorf("option %s has no text form", name)
+		}
+		again, err := o.Parse(text)
+		if err != nil || !reflect.DeepEqual(v, again) {
+			return nil, fmt.Errorf("option %s: %v written %q reads back as %v, %v", name, v, text, again, err)
+		}
+		back[name] = text
+	}
+	return back, nil
 }

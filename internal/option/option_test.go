@@ -238,9 +238,10 @@ func TestLift(t *testing.T) {
 	}
 	n, _ := testTable().Option("n")
 	tab := New("whole", Lift(n, func(w *whole) *testOpts { return &w.part }))
-	var w whole
+	w := whole{x: 7}
 	require.NoError(t, tab.Parse(&w, map[string]string{"n": "3"}))
 	assert.Equal(t, 3, w.part.n)
+	assert.Equal(t, 7, w.x, "the rest of the whole is untouched")
 	assert.Equal(t, []string{"n"}, tab.Known())
 }
 

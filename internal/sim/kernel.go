@@ -25,6 +25,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/gopgas/gopgas/conduit"
 )
@@ -64,6 +65,10 @@ type Kernel struct {
 	free  []uint32 // free slots of the slab
 	fired uint64
 	rng   *rand.Rand
+
+	simLimit  Time          // SetLimits
+	wallLimit time.Duration // SetLimits
+	wallStart time.Time
 
 	procs    []*Proc
 	finished int // procs whose body returned

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"runtime/debug"
 	"sort"
+	"time"
 
 	"github.com/gopgas/gopgas/conduit"
 )
@@ -183,6 +184,9 @@ func (f *jobFailure) Unwrap() error { return conduit.ErrJobAborted }
 // first failure: a PE's error, or a *conduit.DeadlockError when every PE
 // still running is blocked and no event is pending.
 func (k *Kernel) Run() error {
+	if k.wallLimit > 0 {
+		k.wallStart = time.Now()
+	}
 	for {
 		if k.abortErr != nil {
 			k.unwind()
@@ -192,6 +196,9 @@ func (k *Kernel) Run() error {
 			// Every PE has returned: what is still scheduled (timers of
 			// finished work) can change nothing anyone sees.
 			break
+		}
+		if k.overLimit() {
+			continue
 		}
 		if k.Step() {
 			continue
@@ -224,6 +231,53 @@ func (k *Kernel) allDone() bool {
 		}
 	}
 	return true
+}
+
+// SetLimits ends Run with a *conduit.LimitError when the next event is
+// later than simLimit, or once Run has taken wallLimit of wall-clock time
+// (each 0 for none). The wall-clock limit is read every few thousand
+// events; it is the only use of the wall clock, and a run it ends is by
+// nature not reproducible.
+func (k *Kernel) SetLimits(simLimit Time, wallLimit time.Duration) {
+	k.simLimit, k.wallLimit = simLimit, wallLimit
+}
+
+// wallCheckEvery is how many events pass between readings of the wall
+// clock for the wall-clock limit.
+const wallCheckEvery = 4096
+
+// overLimit ends the job when the next event lies beyond the simulated
+// time limit or the wall-clock limit has passed, and reports whether it
+// did.
+func (k *Kernel) overLimit() bool {
+	if k.simLimit > 0 && len(k.heap) > 0 && k.next() > k.simLimit {
+		k.abortErr = k.limitError("simulated time limit", k.simLimit.String())
+		return true
+	}
+	if k.wallLimit > 0 && k.fired%wallCheckEvery == 0 && time.Since(k.wallStart) > k.wallLimit {
+		k.abortErr = k.limitError("wall-clock time limit", k.wallLimit.String())
+		return true
+	}
+	return false
+}
+
+// limitError says what each PE was doing when a limit ended the job.
+func (k *Kernel) limitError(limit, value string) *conduit.LimitError {
+	e := &conduit.LimitError{Limit: limit, Value: value, Doing: make(map[int]string), At: k.now}
+	for _, p := range k.procs {
+		switch {
+		case p.state == procDone:
+			e.Finished = append(e.Finished, p.id)
+		case p.state == procBlocked && p.what != "":
+			e.Doing[p.id] = "waiting for " + p.what
+		case p.state == procBlocked:
+			e.Doing[p.id] = "waiting"
+		default:
+			e.Doing[p.id] = fmt.Sprintf("computing (its clock at %v)", p.clock)
+		}
+	}
+	sort.Ints(e.Finished)
+	return e
 }
 
 func (k *Kernel) deadlock() *conduit.DeadlockError {

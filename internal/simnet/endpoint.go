@@ -54,6 +54,7 @@ type Endpoint struct {
 	ready    []*Message     // arrived in order, not yet handed out
 	held     []*Message     // handed out by the last PollMessages
 	outSeq   map[int]uint64 // last sequence number sent, by target
+	msgErr   error          // the first message the network lost
 	done     bool
 
 	// Model is the network model's own per-endpoint state.
@@ -375,15 +376,38 @@ func (e *Endpoint) CompleteLocal(d *conduit.PostDesc, status conduit.Status, det
 	e.wake()
 }
 
+// MessageLost records that a message this PE sent to target will never
+// arrive (status and detail say why, as for a completion) and wakes the PE,
+// whose next poll learns of it through MessageErr. The first loss is kept.
+func (e *Endpoint) MessageLost(target int, status conduit.Status, detail string) {
+	if e.msgErr == nil {
+		ev := conduit.Event{Status: status, Detail: detail}
+		e.msgErr = fmt.Errorf("%s: PE %d: a message to PE %d failed: %w", e.Backend(), e.rank, target, ev.Err())
+	}
+	e.wake()
+}
+
+// MessageErr implements conduit.MessageFailures: the failure of the first
+// message of this PE's that the network lost, or nil.
+func (e *Endpoint) MessageErr() error { return e.msgErr }
+
+var _ conduit.MessageFailures = (*Endpoint)(nil)
+
 // RemoteEvent queues a destination-side event.
 func (e *Endpoint) RemoteEvent(source int, data uint64) {
 	e.remoteCQ = append(e.remoteCQ, conduit.Event{Source: source, Data: data})
 	e.wake()
 }
 
-// DeliverMessage makes an arrived message available, in its sender's order.
+// DeliverMessage makes an arrived message available, in its sender's
+// order. A message that arrives twice (the model sent it again after its
+// acknowledgement was lost) is delivered once: the second copy is dropped
+// by its sequence number.
 func (e *Endpoint) DeliverMessage(m *Message) {
 	in := e.inbox(m.Source)
+	if m.Seq < in.next || in.early[m.Seq] != nil {
+		return
+	}
 	if m.Seq != in.next {
 		if in.early == nil {
 			in.early = make(map[uint64]*Message)

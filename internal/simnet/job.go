@@ -46,6 +46,7 @@ func NewJob(name string, cfg conduit.JobConfig, net Network, perNode int) (*Job,
 		nodes:   (cfg.PEs + perNode - 1) / perNode,
 		costs:   net.Costs(),
 	}
+	j.K.SetLimits(cfg.SimTimeLimit, cfg.WallTimeLimit)
 	j.caps = net.Caps()
 	j.caps.Simulated = true
 	j.caps.DirectAccess = false

@@ -8,7 +8,7 @@
 // GNI-like interface needs and charges the host-side CPU costs the model
 // names; the model moves packets and, at the right times, calls the
 // Endpoint back: WriteMemory and ReadMemory when data commits or is read,
-// ApplyAMO, CompleteLocal, RemoteEvent and DeliverMessage.
+// ApplyAMO, CompleteLocal, RemoteEvent, DeliverMessage and MessageLost.
 //
 // # Time
 //
@@ -41,7 +41,8 @@ type Network interface {
 	Post(ep *Endpoint, d *conduit.PostDesc) error
 	// Send starts a short message from ep to target at ep's clock. The
 	// model calls DeliverMessage on the target endpoint when it has
-	// arrived; m's bytes are the model's until then.
+	// arrived, or MessageLost on ep when it never will (its transaction
+	// failed); m's bytes are the model's until then.
 	Send(ep *Endpoint, target int, m *Message) error
 	// Register accounts the cost of registering (or, with deregister, of
 	// deregistering) bytes of ep's memory as region id; it may block ep's

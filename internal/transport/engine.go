@@ -55,7 +55,23 @@ type Stats struct {
 	PDReclaims  int64 // times an empty pool was refilled by polling completions
 	BounceWaits int64 // times the bounce pool was empty
 	Completions int64 // completion events processed
+	Retries     int64 // descriptors re-posted after a timeout
 }
+
+// TimeoutRetries is how many times the engine re-posts a descriptor whose
+// completion reports conduit.StatusTimeout (its transaction's packets, or
+// their responses, were lost: a link failed under them) before the
+// operation fails with the timeout. The documents say only that
+// completion events carry the status "allowing software to recover from
+// errors" ([GEMINI-WP] 3.1), and GASNet's gemini-conduit does not retry
+// ([GASNET-GEMINI]). Assumed: three retries. One covers a transaction cut
+// by a single link failure, since the retry is routed around the failed
+// link; the others cover failures that follow each other; a route that
+// stays lost (a partitioned network) fails after four timeouts rather than
+// hanging. Puts and gets are idempotent; an AMO's retry carries its first
+// attempt's identity (conduit.PostDesc.TxnID, Retry), and the backend
+// applies it at most once.
+const TimeoutRetries = 3
 
 // ErrInHandler is returned when a blocking call is made while the engine
 // is running a poller (an active-message handler).
@@ -79,6 +95,7 @@ type Engine struct {
 	floatAMO bool
 	amoOps   conduit.AMOSet
 	direct   [][]byte
+	waker    conduit.Waker // when the backend's waiting PEs may sleep
 
 	pds    pdPool
 	bounce bouncePool
@@ -115,10 +132,15 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 	e.pds = pdPool{limit: s.NumPD, bounceSz: s.PDBounceBytes}
 	e.bounce = bouncePool{total: s.BounceBytes, size: s.BounceCutover}
 	if s.Direct && caps.DirectAccess {
-		e.direct = make([][]byte, e.size)
-		for r := range e.direct {
-			e.direct[r] = ep.DirectSegment(r)
+		if ds, ok := ep.(conduit.DirectSegmenter); ok {
+			e.direct = ds.DirectSegments()
+		} else {
+			e.direct = make([][]byte, e.size)
+			for r := range e.direct {
+				e.direct[r] = ep.DirectSegment(r)
+			}
 		}
+		e.waker, _ = ep.(conduit.Waker)
 	}
 	e.w.e = e
 	return e
@@ -136,6 +158,15 @@ func (e *Engine) Direct(rank int) []byte {
 		return nil
 	}
 	return e.direct[rank]
+}
+
+// Wake tells rank that this PE changed its segment by load/store (Direct),
+// so that it wakes if it sleeps waiting for the change
+// (conduit.Waker). Call it after the stores.
+func (e *Engine) Wake(rank int) {
+	if e.waker != nil {
+		e.waker.Wake(rank)
+	}
 }
 
 // AddPoller adds a poller to every wait.
@@ -216,7 +247,15 @@ func (e *Engine) complete(ev *conduit.Event) {
 	d := ev.Desc.Context.(*pd)
 	e.Stats.Completions++
 	op := d.op
+	if ev.Status == conduit.StatusTimeout && d.retries < TimeoutRetries {
+		if e.retry(d) {
+			return
+		}
+	}
 	if err := ev.Err(); err != nil {
+		if d.retries > 0 {
+			err = fmt.Errorf("after %d retries: %w", d.retries, err)
+		}
 		op.fail(fmt.Errorf("%v of %d bytes to PE %d at offset %d: %w", d.desc.Type, d.desc.Bytes(), d.desc.Target, d.desc.RemoteOffset, err))
 	} else {
 		if d.copyBack != nil {
@@ -231,6 +270,21 @@ func (e *Engine) complete(ev *conduit.Event) {
 	if op.pending == 0 && op.OnDone != nil {
 		op.OnDone(op)
 	}
+}
+
+// retry re-posts a descriptor whose transaction timed out, with its
+// first attempt's identity (conduit.PostDesc.TxnID) so that an AMO is not
+// applied twice. It reports whether the descriptor is in flight again; if
+// the post fails, its error is the operation's.
+func (e *Engine) retry(d *pd) bool {
+	d.retries++
+	e.Stats.Retries++
+	d.desc.Retry = true
+	if err := e.ep.Post(&d.desc); err != nil {
+		d.op.fail(fmt.Errorf("%v of %d bytes to PE %d at offset %d: retry %d after a timeout: %w", d.desc.Type, d.desc.Bytes(), d.desc.Target, d.desc.RemoteOffset, d.retries, err))
+		return false
+	}
+	return true
 }
 
 // release returns a descriptor and what it borrowed.

@@ -22,6 +22,7 @@ type pd struct {
 	pooled   *bounceBuf        // return to the bounce pool
 	oneTime  conduit.MemHandle // deregister
 	result   *uint64           // a fetching AMO's old value goes here
+	retries  int               // times re-posted after a timeout
 	next     *pd
 }
 

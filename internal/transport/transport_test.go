@@ -1230,6 +1230,49 @@ func TestDirect(t *testing.T) {
 	})
 }
 
+// wakeRecorder records the Wake calls an engine makes.
+type wakeRecorder struct {
+	conduit.Endpoint
+	woken []int
+}
+
+func (w *wakeRecorder) Wake(rank int) { w.woken = append(w.woken, rank) }
+
+// TestDirectWakes: a store into a mapped segment (a put, an AMO) wakes its
+// owner, a load does not, and Engine.Wake reaches the backend.
+func TestDirectWakes(t *testing.T) {
+	runJob(t, jobConfig(3, false), onRank0(func(ep conduit.Endpoint) error {
+		rec := &wakeRecorder{Endpoint: ep}
+		s := testSettings()
+		s.Direct = true
+		e := New(rec, s)
+		var op Op
+		if err := e.Put(&op, 1, 100, []byte("direct"), conduit.OrderRelaxed); err != nil {
+			return err
+		}
+		if err := e.Get(&op, 2, 100, make([]byte, 8), conduit.OrderRelaxed); err != nil {
+			return err
+		}
+		if err := e.AMO(&op, 2, 200, conduit.AMOAdd, 8, 5, 0, nil, conduit.OrderInherit); err != nil {
+			return err
+		}
+		e.Wake(1)
+		assert.Equal(t, []int{1, 2, 1}, rec.woken)
+		return nil
+	}))
+	// An engine without load/store access, or over an endpoint that never
+	// sleeps, has nobody to wake.
+	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+		rec := &wakeRecorder{Endpoint: ep}
+		New(rec, testSettings()).Wake(1)
+		assert.Empty(t, rec.woken)
+		s := testSettings()
+		s.Direct = true
+		New(struct{ conduit.Endpoint }{ep}, s).Wake(1) // must not fail
+		return nil
+	}))
+}
+
 func TestPollBurst(t *testing.T) {
 	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
@@ -1401,4 +1444,162 @@ func TestPollStopsWhenJobEnds(t *testing.T) {
 	assert.ErrorIs(t, err, boom)
 	assert.ErrorIs(t, waitErr, conduit.ErrJobAborted)
 	assert.ErrorIs(t, pollErr, conduit.ErrJobAborted)
+}
+
+// lossy is a network that loses transactions: the first lose[off]
+// attempts of a descriptor aimed at offset off complete with
+// StatusTimeout. With applied set, a lost attempt is carried out at the
+// target first (only its response is lost); the network keeps the outcome
+// of every AMO by transaction identity and answers a retry of one already
+// carried out from that record, as conduit.PostDesc.TxnID requires.
+type lossy struct {
+	conduit.Endpoint
+	lose     map[int64]int
+	applied  bool
+	attempts map[int64]int
+	posts    []conduit.PostDesc // every post, as it was at Post
+	ids      uint64
+	done     map[uint64]uint64 // AMOs carried out: the old value by identity
+	queue    []conduit.Event   // timeouts to report
+}
+
+func (l *lossy) Post(d *conduit.PostDesc) error {
+	if err := conduit.CheckPost(d, l.Size()); err != nil {
+		return err
+	}
+	if !d.Retry {
+		l.ids++
+		d.TxnID = l.ids
+	}
+	l.posts = append(l.posts, *d)
+	if old, ok := l.done[d.TxnID]; ok && d.Type == conduit.AMO {
+		d.Result = old
+		l.queue = append(l.queue, conduit.Event{Desc: d})
+		return nil
+	}
+	if l.attempts[d.RemoteOffset] < l.lose[d.RemoteOffset] {
+		l.attempts[d.RemoteOffset]++
+		if l.applied {
+			if err := l.carryOut(d); err != nil {
+				return err
+			}
+		}
+		l.queue = append(l.queue, conduit.Event{Desc: d, Status: conduit.StatusTimeout, Detail: "no response from PE 1"})
+		return nil
+	}
+	if err := l.carryOut(d); err != nil {
+		return err
+	}
+	l.queue = append(l.queue, conduit.Event{Desc: d})
+	return nil
+}
+
+// carryOut does d at the target now (smp executes a post at once) and
+// consumes its completion.
+func (l *lossy) carryOut(d *conduit.PostDesc) error {
+	cp := *d
+	if err := l.Endpoint.Post(&cp); err != nil {
+		return err
+	}
+	var ev [1]conduit.Event
+	if l.Endpoint.PollLocalCQ(ev[:]) != 1 || ev[0].Status != conduit.StatusOK {
+		return fmt.Errorf("the target did not carry out %v: %+v", d.Type, ev[0])
+	}
+	if d.Type == conduit.AMO {
+		l.done[d.TxnID] = cp.Result
+		d.Result = cp.Result
+	}
+	return nil
+}
+
+func (l *lossy) PollLocalCQ(evs []conduit.Event) int {
+	n := copy(evs, l.queue)
+	l.queue = l.queue[n:]
+	return n
+}
+
+func newLossy(ep conduit.Endpoint, lose map[int64]int, applied bool) *lossy {
+	return &lossy{Endpoint: ep, lose: lose, applied: applied, attempts: map[int64]int{}, done: map[uint64]uint64{}}
+}
+
+// A transfer or AMO whose completion reports a timeout is posted again,
+// with Retry set and its first attempt's identity, up to TimeoutRetries
+// times; puts and gets then deliver their data, and an AMO whose response
+// was lost is not applied twice. One lost every time fails with an error
+// naming the operation, the PE, the offset and the timeout.
+func TestTimeoutRetries(t *testing.T) {
+	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+		l := newLossy(ep, map[int64]int{0: 1, 1024: 2, 2048: TimeoutRetries, 4096: 1}, true)
+		e := New(l, testSettings())
+		src := pattern(600, 3)
+		if err := putWait(e, 1, 0, src); err != nil {
+			return err
+		}
+		dst := make([]byte, 600)
+		if err := getWait(e, 1, 0, dst); err != nil {
+			return err
+		}
+		assert.Equal(t, src, dst)
+		if err := putWait(e, 1, 1024, src[:8]); err != nil {
+			return err
+		}
+		if err := putWait(e, 1, 2048, src[:100]); err != nil {
+			return err
+		}
+		assert.Equal(t, int64(1+2+TimeoutRetries), e.Stats.Retries)
+		type key struct {
+			typ conduit.PostType
+			off int64
+		}
+		first := map[key]uint64{}
+		for _, p := range l.posts {
+			k := key{p.Type, p.RemoteOffset}
+			if id, ok := first[k]; ok {
+				assert.True(t, p.Retry, "a re-post is marked")
+				assert.Equal(t, id, p.TxnID, "a re-post carries its first attempt's identity")
+			} else {
+				assert.False(t, p.Retry, "a first post is not a retry")
+				first[k] = p.TxnID
+			}
+		}
+		assert.Len(t, l.posts, 2+1+3+1+TimeoutRetries, "the put at 0 lost once, the get, the put at 1024 lost twice, the one at 2048 lost every time but the last")
+		// A fetch-add whose response is lost, once: applied once.
+		var op Op
+		var old uint64
+		if err := e.AMO(&op, 1, 4096, conduit.AMOAdd, 8, 5, 0, &old, conduit.OrderInherit); err != nil {
+			return err
+		}
+		if err := e.Wait("a fetch-add", &op); err != nil {
+			return err
+		}
+		require.NoError(t, op.Err())
+		var now uint64
+		var op2 Op
+		if err := e.AMO(&op2, 1, 4096, conduit.AMOAdd, 8, 0, 0, &now, conduit.OrderInherit); err != nil {
+			return err
+		}
+		if err := e.Wait("a fetch", &op2); err != nil {
+			return err
+		}
+		assert.Zero(t, old, "the retry returns the first attempt's fetched value")
+		assert.Equal(t, uint64(5), now, "the add is applied once")
+		assert.Zero(t, e.InFlight())
+		return nil
+	}))
+
+	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+		l := newLossy(ep, map[int64]int{64: TimeoutRetries + 1}, false)
+		e := New(l, testSettings())
+		err := putWait(e, 1, 64, make([]byte, 8))
+		if assert.Error(t, err) {
+			for _, want := range []string{"put of 8 bytes to PE 1 at offset 64", fmt.Sprintf("after %d retries", TimeoutRetries), "timeout"} {
+				assert.Contains(t, err.Error(), want)
+			}
+		}
+		assert.Len(t, l.posts, TimeoutRetries+1)
+		assert.Equal(t, int64(TimeoutRetries), e.Stats.Retries)
+		assert.Zero(t, e.InFlight())
+		assert.Zero(t, e.bounce.inUse)
+		return nil
+	}))
 }

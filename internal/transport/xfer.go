@@ -19,6 +19,7 @@ func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.Orde
 	}
 	if d := e.Direct(rank); d != nil {
 		copy(d[off:], src)
+		e.Wake(rank)
 		return nil
 	}
 	e.markUnflushed(rank, order)
@@ -157,6 +158,7 @@ func (e *Engine) issue(op *Op, d *pd) error {
 func (e *Engine) AMO(op *Op, rank int, off int64, amo conduit.AMOOp, width uint8, operand, compare uint64, result *uint64, order conduit.OrderingMode) error {
 	if seg := e.Direct(rank); seg != nil {
 		old := conduit.ApplyAMO(seg[off:off+int64(width)], amo, width, operand, compare)
+		e.Wake(rank)
 		if result != nil {
 			*result = old
 		}

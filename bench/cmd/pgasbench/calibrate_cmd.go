@@ -39,6 +39,7 @@ func calibrateCommand() *command {
 			fs.BoolVar(&o.jsonOut, "json", false, "print the outcomes as JSON")
 			fs.BoolVar(&o.check, "check", false, "exit with status 1 when a row fails (FAIL or ERROR)")
 			fs.IntVar(&o.parallel, "parallel", 0, "scenarios run at once (0: GOMAXPROCS)")
+			memoryFlag(o, fs, "scenarios")
 			fs.Uint64Var(&o.seed, "seed", 0, "seed of the simulations (0: the default)")
 			fs.BoolVar(&o.timing, "times", false, "also print the wall time of each row (not reproducible)")
 		},
@@ -48,6 +49,9 @@ func calibrateCommand() *command {
 
 func runCalibrate(a *app, ctx context.Context, o *options) error {
 	if err := o.positive("parallel"); err != nil {
+		return err
+	}
+	if err := o.applyMemoryBudget(); err != nil {
 		return err
 	}
 	if !slices.Contains(calibration.Backends(), o.conduit) {

@@ -80,9 +80,10 @@ func (a *app) jobConfig(o *options) (pgas.Config, error) {
 	return cfg, nil
 }
 
-// checkConfig validates a configuration before a long run: it starts an
-// empty job (2 PEs, or the given topology) so that the runtime checks
-// every setting and the backend its options.
+// checkConfig validates a configuration before a long run: the runtime
+// resolves every setting and the backend checks its options and topology
+// (pgas.Config.Plan), for 2 PEs or the given topology, without starting a
+// job. A job too large for the memory limit is refused here too.
 func checkConfig(cfg pgas.Config, nodes, ppn int) error {
 	c := cfg
 	if nodes <= 0 {
@@ -96,7 +97,21 @@ func checkConfig(cfg pgas.Config, nodes, ppn int) error {
 		c.PEsPerNode = 0 // the MPI launcher places the processes
 	}
 	c.Report = nil
-	return pgas.Run(c, func(*pgas.PE) error { return nil })
+	if c.SegmentBytes == 0 {
+		// A benchmark sizes its segments to its need; check the job as
+		// it will run, not with the default 64 MiB.
+		if v, ok := c.Env("PGAS_SEGMENT_SIZE"); !ok || strings.TrimSpace(v) == "" {
+			c.SegmentBytes = pgas.MinSegmentBytes
+		}
+	}
+	plan, err := c.Plan()
+	if err != nil {
+		return err
+	}
+	if !plan.Fits() {
+		return plan.Refusal()
+	}
+	return nil
 }
 
 // setup builds the benchmark setup of the flags.

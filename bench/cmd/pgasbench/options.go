@@ -37,6 +37,7 @@ type options struct {
 	manyToOne              int
 	sizeMin, sizeMax       int // default -m range
 	parallel               int
+	memory                 string
 	orderings, mechanisms  string
 	sweepMechs, ppnList    string
 	sweepSizes, plotDir    string
@@ -234,6 +235,30 @@ func (o *options) positive(names ...string) error {
 			return usagef("%s%s %d: must be at least 1", dash, n, v)
 		}
 	}
+	return nil
+}
+
+// DefaultMemoryBudget is the default of --memory: the estimated memory
+// (pgas.Plan) of the jobs a study or the calibration runs at once. With the
+// Go collector's headroom it keeps the command below 2 GiB resident
+// whatever the number of cores.
+const DefaultMemoryBudget = "1GiB"
+
+// memoryFlag is --memory, the memory budget of parallel runs.
+func memoryFlag(o *options, fs *flag.FlagSet, what string) {
+	fs.StringVar(&o.memory, "memory", DefaultMemoryBudget, "memory budget: the estimated memory of the "+what+" run at once (K, M, G binary); a larger one runs alone")
+}
+
+// applyMemoryBudget sets the process's memory budget from --memory.
+func (o *options) applyMemoryBudget() error {
+	n, err := parseSize(o.memory)
+	if err != nil {
+		return usagef("--memory %s: %v", o.memory, err)
+	}
+	if n < 16<<20 {
+		return usagef("--memory %s: at least 16MiB", o.memory)
+	}
+	pgas.SetMemoryBudget(n)
 	return nil
 }
 

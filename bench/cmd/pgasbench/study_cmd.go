@@ -40,6 +40,7 @@ func studyCommand() *command {
 			fs.BoolVar(&o.sizeSweep, "size-sweep", true, "run the size sweep (Figure 3); --size-sweep=false skips it")
 			fs.BoolVar(&o.ppnSweep, "ppn-sweep", true, "run the PEs-per-node sweep (Figures 4, 5); --ppn-sweep=false skips it")
 			fs.IntVar(&o.parallel, "parallel", 0, "points run at once (0: GOMAXPROCS)")
+			memoryFlag(o, fs, "points")
 			fs.StringVar(&o.plotDir, "plot-dir", "", "write the plots to this `DIR` (created if missing)")
 			fs.StringVar(&o.plotFormat, "plot-format", "svg", "image format of the plots: svg or png")
 			settingFlags(o, fs)
@@ -61,12 +62,16 @@ func parseMechanisms(flagName, s string) ([]bench.Mechanism, error) {
 	return out, nil
 }
 
+// maxListInt bounds the integers of --ppn-list: PEs per node, at most as
+// many as PGAS_PES_PER_NODE allows.
+const maxListInt = 1 << 20
+
 func parseInts(flagName, s string) ([]int, error) {
 	var out []int
 	for _, p := range splitList(s) {
 		v, err := strconv.Atoi(p)
-		if err != nil || v < 1 {
-			return nil, usagef("--%s: %q is not a positive integer", flagName, p)
+		if err != nil || v < 1 || v > maxListInt {
+			return nil, usagef("--%s: %q is not an integer from 1 to %d", flagName, p, maxListInt)
 		}
 		out = append(out, v)
 	}
@@ -89,6 +94,9 @@ func parseSizes(flagName, s string) ([]int, error) {
 func (a *app) studyConfig(o *options) (study.Config, error) {
 	c := study.Default()
 	if err := o.positive("i", "x", "nodes", "ppn", "parallel"); err != nil {
+		return c, err
+	}
+	if err := o.applyMemoryBudget(); err != nil {
 		return c, err
 	}
 	c.Nodes, c.PPN, c.Iterations, c.Warmup, c.Parallel = o.nodes, o.ppn, o.iters, o.warmup, o.parallel
