@@ -10,8 +10,12 @@ import "sync/atomic"
 // so that the other PE, if it sleeps waiting for that change, wakes at once
 // rather than at its next timed poll.
 //
-// Wake costs one atomic load when the PE is not asleep.
+// Sleeping returns the job's flags, by rank, that are set while a PE
+// sleeps in a wait: a table the job's endpoints share, which callers only
+// read. A caller reads the target's flag and calls Wake only when it is
+// set, so that a store to a PE that is awake costs one load and no call.
 type Waker interface {
+	Sleeping() []*atomic.Bool
 	Wake(rank int)
 }
 

@@ -24,6 +24,9 @@ type heap struct {
 	total int64
 	gen   uint64 // generation of the latest allocation
 	hit   block
+	// closed: the PE's program has returned; no access hits any more, so
+	// the fast paths need not look at the PE's end themselves.
+	closed bool
 }
 
 type span struct{ off, n int64 }
@@ -157,9 +160,14 @@ func (h *heap) find(off, n int64, gen uint64) bool {
 	if off > b.end-n || (gen != 0 && gen != b.gen) {
 		return false
 	}
-	h.hit = b
+	if !h.closed {
+		h.hit = b
+	}
 	return true
 }
+
+// close makes every later access miss the fast path (the PE has ended).
+func (h *heap) close() { h.hit, h.closed = noBlock, true }
 
 // generation returns the live block of generation gen.
 func (h *heap) generation(gen uint64) (block, bool) {

@@ -165,10 +165,13 @@ func (a Accessor) one(op string, target int, off int64, buf []byte, blocking boo
 // last check found, and directMiss looks further.
 func (a Accessor) direct(target int, off, n int64, gen uint64) []byte {
 	pe := a.pe
-	if a.mode != Relaxed || uint(target) >= uint(pe.size) || !pe.heap.hits(off, n, gen) || pe.ended || pe.eng.InPoll() || pe.jobEnded() {
+	segs := pe.eng.DirectSegments() // nil unless the backend maps segments
+	// An ended PE's heap hits nothing (heap.close): its accesses take the
+	// general path, which reports the end.
+	if a.mode != Relaxed || uint(target) >= uint(len(segs)) || !pe.heap.hits(off, n, gen) || pe.eng.InPoll() || pe.jobEnded() {
 		return nil
 	}
-	return pe.eng.Direct(target)
+	return segs[target]
 }
 
 // directMiss is direct after a miss: it checks the range against every

@@ -49,6 +49,7 @@ func Run(cfg Config, program func(pe *PE) error) error {
 			}
 			if pe != nil {
 				pe.ended = true
+				pe.heap.close()
 				pe.am.Close()
 			}
 		}()

@@ -2,6 +2,7 @@ package smp
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -189,6 +190,9 @@ func (e *endpoint) sleep(d time.Duration) {
 	e.parked.Store(false)
 	e.timer.Stop()
 }
+
+// Sleeping is the job's table of sleeping flags (conduit.Waker).
+func (e *endpoint) Sleeping() []*atomic.Bool { return e.job.parked }
 
 // Wake wakes PE rank if it sleeps in a wait (conduit.Waker).
 func (e *endpoint) Wake(rank int) {

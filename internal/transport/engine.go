@@ -11,6 +11,7 @@ package transport
 
 import (
 	"fmt"
+	"sync/atomic"
 	"slices"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -95,7 +96,8 @@ type Engine struct {
 	floatAMO bool
 	amoOps   conduit.AMOSet
 	direct   [][]byte
-	waker    conduit.Waker // when the backend's waiting PEs may sleep
+	waker    conduit.Waker  // when the backend's waiting PEs may sleep
+	sleeping []*atomic.Bool // the waker's flags: which PEs sleep
 
 	pds    pdPool
 	bounce bouncePool
@@ -140,7 +142,9 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 				e.direct[r] = ep.DirectSegment(r)
 			}
 		}
-		e.waker, _ = ep.(conduit.Waker)
+		if e.waker, _ = ep.(conduit.Waker); e.waker != nil {
+			e.sleeping = e.waker.Sleeping()
+		}
 	}
 	e.w.e = e
 	return e
@@ -160,11 +164,15 @@ func (e *Engine) Direct(rank int) []byte {
 	return e.direct[rank]
 }
 
+// DirectSegments is the table Direct reads, by rank: nil when the backend
+// maps no segment (or direct access is off).
+func (e *Engine) DirectSegments() [][]byte { return e.direct }
+
 // Wake tells rank that this PE changed its segment by load/store (Direct),
 // so that it wakes if it sleeps waiting for the change
 // (conduit.Waker). Call it after the stores.
 func (e *Engine) Wake(rank int) {
-	if e.waker != nil {
+	if e.sleeping != nil && e.sleeping[rank].Load() {
 		e.waker.Wake(rank)
 	}
 }

@@ -1238,6 +1238,17 @@ type wakeRecorder struct {
 
 func (w *wakeRecorder) Wake(rank int) { w.woken = append(w.woken, rank) }
 
+// Sleeping says every PE sleeps, so that the engine calls Wake for every
+// store.
+func (w *wakeRecorder) Sleeping() []*atomic.Bool {
+	fs := make([]*atomic.Bool, w.Size())
+	for i := range fs {
+		fs[i] = new(atomic.Bool)
+		fs[i].Store(true)
+	}
+	return fs
+}
+
 // TestDirectWakes: a store into a mapped segment (a put, an AMO) wakes its
 // owner, a load does not, and Engine.Wake reaches the backend.
 func TestDirectWakes(t *testing.T) {
