@@ -164,11 +164,14 @@ func (a Accessor) one(op string, target int, off int64, buf []byte, blocking boo
 // reports any error). It is inlined: it only looks at the allocation the
 // last check found, and directMiss looks further.
 func (a Accessor) direct(target int, off, n int64, gen uint64) []byte {
+	if a.mode != Relaxed { // the zero Accessor (no PE) included
+		return nil
+	}
 	pe := a.pe
 	segs := pe.eng.DirectSegments() // nil unless the backend maps segments
 	// An ended PE's heap hits nothing (heap.close): its accesses take the
 	// general path, which reports the end.
-	if a.mode != Relaxed || uint(target) >= uint(len(segs)) || !pe.heap.hits(off, n, gen) || pe.eng.InPoll() || pe.jobEnded() {
+	if uint(target) >= uint(len(segs)) || !pe.heap.hits(off, n, gen) || pe.eng.InPoll() || pe.jobEnded() {
 		return nil
 	}
 	return segs[target]

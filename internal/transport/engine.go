@@ -11,8 +11,8 @@ package transport
 
 import (
 	"fmt"
-	"sync/atomic"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/errs"
