@@ -14,13 +14,21 @@ import (
 // the ones they wait for:
 //
 //  1. Spin: poll, first hotPolls times back to back (the fast path of a
-//     message round trip or a barrier, unchanged), then with a spin-wait
-//     hint (pause) between polls, until spinFor has passed.
-//  2. Yield: poll with runtime.Gosched between polls, letting other
-//     goroutines (other PEs) run on this processor, until yieldUntil has
-//     passed.
-//  3. Park: sleep until woken or until a timer fires, then poll again; the
-//     timer's period starts at napMin and doubles up to the job's napMax.
+//     message round trip or a barrier), then with a spin-wait hint (pause)
+//     between polls. When PEs outnumber the processors (GOMAXPROCS) a
+//     wait instead yields (runtime.Gosched) between polls from its first,
+//     since spinning would keep the processor from a PE that may be the
+//     one waited for.
+//  2. Park: once the wait has gone without progress for parkAfter (PEs
+//     outnumber processors) or spinAfter (they do not), sleep until woken
+//     or until a timer fires, then poll again; the timer's period starts
+//     at napMin and doubles up to the job's napMax.
+//
+// There is no yielding phase between the two when every PE has a
+// processor: Gosched puts a goroutine on the global run queue, whence the
+// processor running its peer may take it, and the two PEs of a job then
+// take turns on one processor, each hand-over costing a spin (measured:
+// a round trip of 5 us instead of 0.15 us with two jobs on two cores).
 //
 // The clock is read every clockEvery unproductive polls. A poll that finds
 // something to do (a message, a completion, a remote event), even if the
@@ -34,26 +42,29 @@ import (
 // DirectSegment followed by Wake, another PE finishing, and the end of the
 // job. The timer covers changes no one announces (a store through
 // DirectSegment without Wake, a Go variable a test's waiter reads). Waking
-// a parked goroutine costs tens of microseconds, more on a virtual machine
-// whose idle processors halt: polling for about that long before parking
-// keeps the cost of parking within a small factor of the wait.
+// a parked goroutine costs 5 to 30 us on the development machine, and
+// much more when other programs keep its processors busy: the woken thread
+// waits for a time slice. When PEs outnumber processors a wait parks soon
+// (parkAfter), as spinning only delays the PE it waits for. When every PE
+// has a processor, a wait spins for spinAfter before it gives its processor
+// up: parking sooner made 2-PE jobs beside busy programs several times
+// slower (a mean round trip of 8.9 us with 2 PEs beside a busy program on
+// two cores when parking after 20 us, against 0.9 us spinning), and a wait
+// that long is one (a barrier while others compute) in which a wake-up of
+// a few time slices does not count.
 //
-// Go readies a woken goroutine on the waker's processor (its P), where it
-// runs only once the waker blocks or yields; a waker that went on polling
-// would keep it there, and the two PEs would end up taking turns on one
-// processor while the other idles. So a PE that wakes a sleeping one
-// yields at once (unless PEs outnumber processors, when every wait yields
-// anyway), and the scheduler moves one of the two to the idle processor.
-//
-// When PEs outnumber the processors (GOMAXPROCS), spinning would only keep
-// the processor from a PE that may be the one waited for: a wait then
-// yields from its first unproductive poll.
+// Go readies a woken goroutine on the waker's processor, where it would
+// run only once the waker blocks or yields; a woken PE therefore yields
+// once, moving to the global run queue, where an idle processor takes it.
 const (
 	hotPolls   = 32
 	clockEvery = 32 // unproductive polls between clock readings
-	spinFor    = 2 * time.Microsecond
-	yieldUntil = 100 * time.Microsecond
-	napMin     = 50 * time.Microsecond
+	// parkAfter is how long a wait yields before it parks when PEs
+	// outnumber processors; spinAfter how long it spins before it parks
+	// when every PE has a processor.
+	parkAfter = 20 * time.Microsecond
+	spinAfter = 50 * time.Millisecond
+	napMin    = 50 * time.Microsecond
 	// napMax is multiplied by how many PEs share a processor, so that the
 	// timer wake-ups of a job of many idle PEs cost a bounded share of the
 	// machine; napCap bounds the product.
@@ -151,7 +162,7 @@ func (e *endpoint) backoff(what string, w conduit.Waiter) error {
 				since = now
 			}
 			switch d := now.Sub(since); {
-			case d >= yieldUntil:
+			case d >= parkAfter && (j.oversubscribed || d >= spinAfter):
 				if !registered {
 					registered = true
 					e.hot.waiting.Store(true)
@@ -163,8 +174,6 @@ func (e *endpoint) backoff(what string, w conduit.Waiter) error {
 				}
 				park = true
 				continue
-			case d >= spinFor:
-				yielding = true
 			}
 		}
 		switch {
@@ -183,12 +192,21 @@ func (e *endpoint) sleep(d time.Duration) {
 	} else {
 		e.timer.Reset(d)
 	}
+	woken := false
 	select {
 	case <-e.wake:
+		woken = true
 	case <-e.timer.C:
 	}
 	e.parked.Store(false)
 	e.timer.Stop()
+	if woken && !e.job.oversubscribed {
+		// The waker's processor readied this goroutine; left there, the
+		// two PEs would take turns on one processor, each hand-over
+		// costing a spin. Yielding puts this one on the global queue,
+		// where an idle processor takes it.
+		runtime.Gosched()
+	}
 }
 
 // Sleeping is the job's table of sleeping flags (conduit.Waker).
@@ -203,16 +221,12 @@ func (e *endpoint) Wake(rank int) {
 
 // wakeUp wakes PE rank if it sleeps in a wait: one atomic load when it does
 // not. The first waker clears the flag, so that a stream of puts to a
-// sleeping PE costs one wake-up, not one per put; it then yields, so that
-// the woken PE's goroutine, readied on this processor, runs at once and
-// one of the two moves to another processor.
+// sleeping PE costs one wake-up, not one per put. The woken PE moves
+// itself to another processor (sleep).
 func (j *job) wakeUp(rank int) {
 	if p := j.parked[rank]; p.Load() && p.CompareAndSwap(true, false) {
 		select {
 		case j.eps[rank].wake <- struct{}{}:
-			if !j.oversubscribed {
-				runtime.Gosched()
-			}
 		default: // a wake-up is already pending
 		}
 	}

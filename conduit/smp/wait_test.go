@@ -210,7 +210,7 @@ func TestWaitRestartsOnProgress(t *testing.T) {
 		MailboxSlots: 8, PeerBurst: 4, StallTimeout: time.Hour})
 	require.NoError(t, err)
 	j := cj.(*job)
-	busyFor := 20 * yieldUntil // the backoff would sleep after yieldUntil of quiet polls
+	busyFor := 20 * parkAfter // the backoff would sleep after parkAfter of quiet polls
 	var sleptBusy bool
 	err = j.Run(func(ep conduit.Endpoint) error {
 		msgs := make([]conduit.Message, 1)
