@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gopgas/gopgas/calibration"
+	"github.com/gopgas/gopgas/bench/calibration"
 	"github.com/gopgas/gopgas/internal/race"
 )
 
