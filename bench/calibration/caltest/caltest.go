@@ -1,5 +1,3 @@
-// Package caltest runs calibration rows as Go tests, for the simulated
-// backends' test suites.
 package caltest
 
 import (
