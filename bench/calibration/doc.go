@@ -29,6 +29,8 @@
 //     measure them.
 //   - scenarios.go: the scenarios both backends' rows use (ping-pongs,
 //     exchanges, counter deltas, many-to-one atomics).
+//   - markdown.go: the sheet as the Markdown of docs/calibration.md, which
+//     this package's tests keep up to date.
 //
 // The subpackage caltest runs rows as the simulated backends' Go tests.
 package calibration
