@@ -3,7 +3,7 @@ package aries_test
 import (
 	"testing"
 
-	"github.com/gopgas/gopgas/internal/caltest"
+	"github.com/gopgas/gopgas/bench/calibration/caltest"
 )
 
 // The A-* rows of CALIBRATION.md (calibration/aries.go), grouped as the

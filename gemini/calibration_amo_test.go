@@ -3,7 +3,7 @@ package gemini_test
 import (
 	"testing"
 
-	"github.com/gopgas/gopgas/internal/caltest"
+	"github.com/gopgas/gopgas/bench/calibration/caltest"
 )
 
 // G-AMO-HIT, G-AMO-MISS, G-MSG-RATE: atomic and message rates.

@@ -3,7 +3,7 @@ package gemini_test
 import (
 	"testing"
 
-	"github.com/gopgas/gopgas/internal/caltest"
+	"github.com/gopgas/gopgas/bench/calibration/caltest"
 )
 
 // G-NIC-BW, G-HT-FMA, G-HT-BTE, G-LINK-RAW, G-LINK-EFF, G-LINK-BW,

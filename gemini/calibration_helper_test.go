@@ -3,7 +3,7 @@ package gemini_test
 import (
 	"testing"
 
-	"github.com/gopgas/gopgas/internal/caltest"
+	"github.com/gopgas/gopgas/bench/calibration/caltest"
 )
 
 func checkRows(t *testing.T, ids ...string) { t.Helper(); caltest.CheckRows(t, ids...) }

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gopgas/gopgas/bench/calibration"
 	"github.com/gopgas/gopgas/bench/report"
-	"github.com/gopgas/gopgas/calibration"
 )
 
 func calibrateCommand() *command {

@@ -1,12 +1,10 @@
-// Package caltest runs calibration rows as Go tests, for the simulated
-// backends' test suites.
 package caltest
 
 import (
 	"sync"
 	"testing"
 
-	"github.com/gopgas/gopgas/calibration"
+	"github.com/gopgas/gopgas/bench/calibration"
 	"github.com/gopgas/gopgas/internal/race"
 )
 

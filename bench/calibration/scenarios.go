@@ -11,6 +11,12 @@ import (
 
 // Scenarios shared by the rows of both simulated backends.
 
+// Units of the rows' figures.
+const (
+	mega = 1e6
+	giga = 1e9
+)
+
 // scenarioSegmentBytes is the segment of every PE of a scenario unless it
 // needs more (the benchmarks raise it to what they use): the default 64 MiB
 // for each of hundreds of simulated PEs would take gigabytes.
@@ -200,4 +206,63 @@ func exchange(cfg pgas.Config, ranks int, peers []int, size, window, iters int) 
 		return nil
 	})
 	return out, in, err
+}
+
+// unitDelta is a link counter's growth per operation of op with size
+// bytes from rank 0 to rank target of a job of ranks PEs, one per node:
+// the counter after 200 operations less that after 100, over 100 (what
+// the job does besides cancels).
+func unitDelta(s *Session, backend, counter string, ranks, target int, op bench.Op, size int) (float64, error) {
+	return shared(s, fmt.Sprintf("%s/%s/%v/%d", backend, counter, op, size), func() (float64, error) {
+		count := func(n int) (int64, error) {
+			var rep pgas.Report
+			cfg := s.config(backend, pgas.OrderRelaxed, nil)
+			cfg.PEs, cfg.PEsPerNode, cfg.Report, cfg.FMARDMACutover = ranks, 1, &rep, 1<<20
+			err := pgas.Run(cfg, func(pe *pgas.PE) error {
+				base, err := pe.Alloc(2*int64(size), 0)
+				if err != nil || pe.Rank() != 0 {
+					return err
+				}
+				buf, err := pe.Local(base, int64(size))
+				if err != nil {
+					return err
+				}
+				for range n {
+					if op == bench.Put {
+						err = pe.Put(target, base+int64(size), buf)
+					} else {
+						err = pe.Get(target, base+int64(size), buf)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			return rep.Counters[counter], err
+		}
+		base, err := runOne(s, func() (int64, error) { return count(100) })
+		if err != nil {
+			return 0, err
+		}
+		with, err := runOne(s, func() (int64, error) { return count(200) })
+		if err != nil {
+			return 0, err
+		}
+		return float64(with-base) / 100, nil
+	})
+}
+
+// manyToOneOn is the AMO rate, in millions per second, of the PEs of
+// nodes 1..nodes-1 (ppn each) adding to vars words of rank 0 chosen at
+// random, window 64 each.
+func manyToOneOn(s *Session, backend string, nodes, ppn, vars int) (Measurement, error) {
+	r, err := runOne(s, func() (*bench.Result, error) {
+		return bench.ManyToOne(bench.Setup{Config: s.config(backend, pgas.OrderRelaxed, nil), Nodes: nodes, PPN: ppn, Window: 64, Iterations: 10, Warmup: 2}, vars)
+	})
+	if err != nil {
+		return Measurement{}, err
+	}
+	c := r.Report.Counters
+	return Measurement{Values: []float64{r.Points[0].Value}, Detail: fmt.Sprintf("AMO cache hits %d, misses %d", c["amo_hits"], c["amo_misses"])}, nil
 }
