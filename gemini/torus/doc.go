@@ -5,9 +5,9 @@
 // neighbours, dimension-order routes as paths of hops, and the whitepaper's
 // bisection and global bandwidth.
 //
-// It is pure arithmetic on integers: it knows nothing of packets, time or
-// the simulator, and imports only the standard library and internal/errs.
-// The gemini package builds its simulated routers and links from it.
+// It is arithmetic only: it knows nothing of packets, time or the
+// simulator, and imports only the standard library and internal/errs. The
+// gemini package builds its simulated routers and links from it.
 //
 // "The whitepaper" below is [GEMINI-WP] and "the interconnect paper"
 // [GEMINI-HOTI] (docs/references.md); sections are theirs.
