@@ -11,7 +11,7 @@ import (
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// fig7 runs the program of gemini-message-ordering-paper.txt, Figure 7, on
+// fig7 runs the program of [ORDERING] Figure 7 (section IV.A) on
 // four PEs, two per node, under relaxed network ordering. P0 gets a
 // datum of P2's (on the other node), increments it and puts it back as the
 // last word of a 256 KiB block, then tells P1 (on its own node) by setting

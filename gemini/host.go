@@ -1,8 +1,10 @@
 package gemini
 
 import (
-	"github.com/gopgas/gopgas/conduit"
 	"unsafe"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/simnet"
 )
 
 // The host interface (WP 6.2) and the node's memory, and where the three
@@ -31,16 +33,9 @@ import (
 // Links are modelled by reservation: each direction is a FIFO whose next
 // free time moves forward as transfers are booked, in the order the events
 // that book them happen.
-
-const (
-	// BridgePostedBuffer is how many posted writes the host bridge holds
-	// between the HT link and their issue; when they are all waiting the
-	// link stops and the NIC with it. Assumed.
-	BridgePostedBuffer = 16
-	// CQEntryBytes is the size of a completion-queue entry the NIC writes
-	// to host memory.
-	CQEntryBytes = 16
-)
+//
+// The interface's figures (HT bandwidth and latency, the bridge's posted
+// buffer, the dies and their latencies) are in params.go.
 
 // htTime is how long n bytes take on an HT link direction (9.6 GB/s).
 func htTime(n int) Time { return Time(int64(n) * 1_000_000_000_000 / HTBytesPerSecond) }
@@ -151,3 +146,10 @@ func (h *host) Read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot,
 
 // hostBytes is a node's host interface's memory, for Plan.
 const hostBytes = int64(unsafe.Sizeof(host{})) + 16
+
+// dieOf is the NUMA die of a rank's core and memory: PEs fill a node's
+// cores in order.
+func dieOf(j *simnet.Job, rank int) int {
+	local := rank % j.PEsPerNode()
+	return (local % CoresPerNode) / (CoresPerNode / Dies)
+}

@@ -1,15 +1,28 @@
 package gemini
 
 import (
-	"strings"
-
+	"github.com/gopgas/gopgas/gemini/torus"
 	"github.com/gopgas/gopgas/internal/fabric"
 	"github.com/gopgas/gopgas/internal/option"
 )
 
 // maxCabinets bounds the cabinets and rows options: a system of more
-// cabinets has more Geminis than a Gemini id addresses (MaxGeminis).
-const maxCabinets = MaxGeminis / (NodesPerCabinet / NodesPerGemini)
+// cabinets has more Geminis than a Gemini id addresses (torus.MaxGeminis).
+const maxCabinets = torus.MaxGeminis / (torus.NodesPerCabinet / torus.NodesPerGemini)
+
+// options are a job's backend options, parsed: the fabric's, the system
+// (torus, cabinets and rows, or mseries and mseries_y; y_open), the failed
+// connections and the re-route pause.
+type options struct {
+	fabric.Options
+	gx, gy, gz     int
+	yOpen          bool
+	cabinets, rows int
+	mseries        int
+	mseriesY       int
+	faults         []linkFault
+	reroutePause   Time
+}
 
 // optionTable declares the backend options (OptionNames). The options
 // that choose the system exclude each other: torus (the torus itself),
@@ -18,14 +31,14 @@ const maxCabinets = MaxGeminis / (NodesPerCabinet / NodesPerGemini)
 // job gets, the default one included.
 var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *options) *fabric.Options { return &o.Options }),
 	option.Dims("torus", "the Gemini torus as XxYxZ Geminis (default: the smallest Table 1 system holding the job)",
-		3, MaxGeminis, MaxGeminis, func(o *options, d []int) { o.gx, o.gy, o.gz = d[0], d[1], d[2] }),
+		3, torus.MaxGeminis, torus.MaxGeminis, func(o *options, d []int) { o.gx, o.gy, o.gz = d[0], d[1], d[2] }),
 	option.Int("cabinets", "build the Table 1 system of this many cabinets per row", 1, maxCabinets,
 		func(o *options, n int) { o.cabinets = n }),
 	option.Int("rows", "rows of cabinets (default 1)", 1, maxCabinets,
 		func(o *options, n int) { o.rows = n }),
-	option.Int("mseries", "build an m-series 2D torus of this many cabinets", 1, topoMSeriesMaxCabinets,
+	option.Int("mseries", "build an m-series 2D torus of this many cabinets", 1, torus.MSeriesMaxCabinets,
 		func(o *options, n int) { o.mseries = n }),
-	option.IntOf("mseries_y", "the y size, in nodes, of a one-cabinet m-series system (mseries=1, which needs it)", topoMSeriesSingleSizes(),
+	option.IntOf("mseries_y", "the y size, in nodes, of a one-cabinet m-series system (mseries=1, which needs it)", torus.MSeriesSingleCabinetSizes(),
 		func(o *options, n int) { o.mseriesY = n }),
 	option.Bool("y_open", "true: the y dimension is open (not a ring)",
 		func(o *options, b bool) { o.yOpen = b }),
@@ -38,15 +51,6 @@ var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *
 	AtMostOne("torus", "cabinets", "mseries").
 	Requires("rows", "cabinets").
 	Requires("mseries_y", "mseries")
-
-// formatFaults writes faults as the fail option reads them.
-func formatFaults(fs []linkFault) string {
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = f.String()
-	}
-	return strings.Join(parts, ";")
-}
 
 // OptionNames lists the backend options and what they mean.
 var OptionNames = optionTable.Names()
@@ -69,4 +73,38 @@ func parseOptions(o map[string]string) (options, error) {
 			`option mseries="1": a one-cabinet m-series system needs mseries_y (%s)`, y.Allowed())
 	}
 	return opts, nil
+}
+
+// system builds the job's torus from the options: the one they name, or
+// else the smallest Table 1 system holding nodes nodes.
+func (o options) system(nodes int) (*torus.Torus, error) {
+	switch {
+	case o.gx > 0:
+		return torus.NewTorus(o.gx, o.gy, o.gz, !o.yOpen)
+	case o.mseries > 0:
+		t, err := torus.MSeries(o.mseries, o.mseriesY)
+		if t != nil {
+			t.YClosed = !o.yOpen
+		}
+		return t, err
+	case o.cabinets > 0:
+		rows := max(o.rows, 1)
+		t, _, err := torus.ForCabinets(o.cabinets, rows)
+		if t != nil {
+			t.YClosed = !o.yOpen
+		}
+		return t, err
+	}
+	// The smallest Table 1 system of one row (two above 16 cabinets).
+	cabinets := max(1, (nodes+torus.NodesPerCabinet-1)/torus.NodesPerCabinet)
+	rows := 1
+	if cabinets > 16 {
+		rows = 2
+		cabinets = (cabinets + 1) / 2
+	}
+	t, _, err := torus.ForCabinets(cabinets, rows)
+	if t != nil {
+		t.YClosed = !o.yOpen
+	}
+	return t, err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/gemini/torus"
 )
 
 // y_open opens y whichever option chose the system, the default one
@@ -24,7 +25,7 @@ func TestYOpen(t *testing.T) {
 			}
 			parsed, err := parseOptions(o)
 			require.NoError(t, err, "%v", o)
-			tor, err := parsed.torus(4)
+			tor, err := parsed.system(4)
 			require.NoError(t, err, "%v", o)
 			assert.Equal(t, open != "true", tor.YClosed, "%v", o)
 		}
@@ -38,7 +39,7 @@ func TestParseOptionsValues(t *testing.T) {
 	assert.Equal(t, [3]int{4, 2, 4}, [3]int{o.gx, o.gy, o.gz})
 	assert.Equal(t, 1<<20, o.CoarseBytes)
 	assert.Equal(t, 0.125, o.CRCErrorRate)
-	assert.Equal(t, []linkFault{{gemini: 1, dim: DimY, dir: DirMinus}}, o.faults)
+	assert.Equal(t, []linkFault{{gemini: 1, dim: torus.DimY, dir: torus.DirMinus}}, o.faults)
 	def, err := parseOptions(nil)
 	require.NoError(t, err)
 	assert.Equal(t, DefaultCoarseBytes, def.CoarseBytes)
@@ -77,8 +78,8 @@ func FuzzOptions(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(opts, opts2) {
 			t.Fatalf("%q: options %+v written as %q parse to %+v, %v", s, opts, back, opts2, err)
 		}
-		if tor, err := opts.torus(2); err == nil && tor.Geminis() > MaxGeminis {
-			t.Fatalf("%q: torus %v of more than %d Geminis", s, tor, MaxGeminis)
+		if tor, err := opts.system(2); err == nil && tor.Geminis() > torus.MaxGeminis {
+			t.Fatalf("%q: torus %v of more than %d Geminis", s, tor, torus.MaxGeminis)
 		}
 	})
 }

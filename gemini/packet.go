@@ -22,3 +22,8 @@ func getRequestPhits() int { return RequestHeaderPhits + EOPPhits }
 // dataResponsePhits: a response with data: 2-phit header, data, EOP (27
 // phits for 64 bytes).
 func dataResponsePhits(data int) int { return ResponseHeaderPhits + dataPhits(data) + EOPPhits }
+
+// dataPhits is the phits n bytes of data occupy: 3 per 8 bytes (WP 3:
+// "An 8-byte write requires an 11-phit request (7 header, 3 data and 1
+// EOP)", 64 bytes take 24).
+func dataPhits(n int) int { return (n*DataPhitsPer64B + MaxPacketData - 1) / MaxPacketData }

@@ -1,16 +1,24 @@
 package gemini
 
-import "github.com/gopgas/gopgas/internal/sim"
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/gemini/torus"
+	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/sim"
+)
 
-// The model's parameters. Each cites where its value comes from:
-//   - a section of reference/gemini-network-whitepaper.txt (WP),
-//     reference/gemini-system-interconnect-paper.txt (SIP) or
-//     reference/gemini-message-ordering-paper.txt (MOP);
+// The model's parameters, and the table (params) that hands them to the
+// fabric. Each cites where its value comes from:
+//   - a section of [GEMINI-WP] (WP below), [GEMINI-HOTI] (SIP) or
+//     [ORDERING] (MOP);
 //   - "assumed": no document gives it; the value is a plausible one for the
 //     hardware of the time, and the calibration does not depend on it much;
 //   - "set from G-XXX": no document gives it, and it is the parameter that
 //     decides that calibration row, so that row checks the model's
 //     consistency rather than predicting it.
+//
+// The packaging of the torus (nodes per Gemini, blades, cabinets) and its
+// connections, links and lanes are geometry: they are in package torus.
 
 // Time is virtual time in picoseconds.
 type Time = sim.Time
@@ -53,21 +61,16 @@ const (
 	DataPhitsPer64B = 24
 )
 
-// dataPhits is the phits n bytes of data occupy: 3 per 8 bytes (WP 3:
-// "An 8-byte write requires an 11-phit request (7 header, 3 data and 1
-// EOP)", 64 bytes take 24).
-func dataPhits(n int) int { return (n*DataPhitsPer64B + MaxPacketData - 1) / MaxPacketData }
-
 // Links (G-LINK-RAW, G-LINK-EFF; WP 1, 3, 6.2).
 const (
 	// LanesPerConnection: a torus connection is 12 lanes per direction
-	// (LinksPerConnection Gemini links of LanesPerLink lanes).
-	LanesPerConnection = LinksPerConnection * LanesPerLink
+	// (torus.LinksPerConnection Gemini links of torus.LanesPerLink lanes).
+	LanesPerConnection = torus.LinksPerConnection * torus.LanesPerLink
 	// PhitTime is one phit on a full connection: 24 bits / (12 x 3.125
 	// Gb/s) = 640 ps, so 4.6875 GB/s per direction. The connection's 4
 	// links carry a packet's phits together, so a connection is modelled
 	// as one channel; a failed link leaves 3/4 of its lanes (WP 3.1).
-	PhitTime = Time(PhitBits * 1_000_000_000_000 / (LanesPerConnection * LaneBitsPerSecond))
+	PhitTime = Time(PhitBits * 1_000_000_000_000 / (LanesPerConnection * torus.LaneBitsPerSecond))
 	// LinkFlight is the time a phit takes from one router's output to the
 	// next router's input (SerDes and cable). Assumed: WP 6.2 gives only
 	// the 105 ns total per hop (see RouterPipeline).
@@ -157,6 +160,9 @@ const (
 	// AMOFetchesOutstanding is how many AMO cache fills may be in flight.
 	// Assumed.
 	AMOFetchesOutstanding = 16
+	// CQEntryBytes is the size of a completion-queue entry the NIC writes
+	// to host memory.
+	CQEntryBytes = 16
 	// DefaultCoarseBytes: relaxed transfers larger than this move in coarse
 	// units (see CoarsePackets) unless the coarse_bytes option says
 	// otherwise.
@@ -220,6 +226,10 @@ const (
 	// bridge issuing a NIC read to the data being on its way back. Assumed.
 	LocalReadLatency  = 90 * ns
 	RemoteReadLatency = 150 * ns
+	// BridgePostedBuffer is how many posted writes the host bridge holds
+	// between the HT link and their issue; when they are all waiting the
+	// link stops and the NIC with it. Assumed.
+	BridgePostedBuffer = 16
 )
 
 // Host CPU costs of the conduit calls (the PE's software and its stores to
@@ -276,3 +286,63 @@ const (
 	// PageBytes is the page size of registrations.
 	PageBytes = 4096
 )
+
+// params are the model's parameters as the fabric takes them.
+var params = fabric.Params{
+	VCs:              VirtualChannels,
+	RequestVC:        VCRequest,
+	ResponseVC:       VCResponse,
+	ProcessorTiles:   ProcessorTiles,
+	TileUnitTime:     routerCycles(ProcessorTilePhitCycles),
+	InputBufferUnits: InputBufferPhits,
+	RouterPipeline:   RouterPipeline,
+	InputStage:       InputStage,
+	MaxPacketData:    MaxPacketData,
+
+	NICClockHz:            NICClockHz,
+	NICPacketCycles:       NICPacketCycles,
+	NICMinPacketCycles:    NICMinPacketCycles,
+	NICLatencyCycles:      NICLatencyCycles,
+	SSIDCycles:            SSIDCycles,
+	RMTCycles:             RMTCycles,
+	BTEChannels:           BTEChannels,
+	BTEReadsOutstanding:   BTEReadsOutstanding,
+	BTEBurstPackets:       BTEBurstPackets,
+	ORBEntries:            ORBEntries,
+	AMOHitCycles:          AMOHitCycles,
+	AMOMissCycles:         AMOMissCycles,
+	AMOCacheEntries:       AMOCacheEntries,
+	AMOFetchesOutstanding: AMOFetchesOutstanding,
+	TransactionTimeout:    TransactionTimeout,
+	CQEntryBytes:          CQEntryBytes,
+	HostOverheadBytes:     HTOverheadBytes,
+	FMAControlBytes:       FMAGetControlBytes,
+	BTEDescriptorBytes:    BTEDescriptorBytes,
+	CoarseBytes:           DefaultCoarseBytes,
+	CoarsePackets:         CoarsePackets,
+
+	FMAPost:         FMAPost,
+	FMAPutPerPacket: FMAPutPerPacket,
+	FMAGetPerPacket: FMAGetPerPacket,
+	BTEPost:         BTEPost,
+	SMSGSend:        SMSGSend,
+	PollCQ:          PollCQ,
+	PollMessages:    PollMessages,
+	PerMessage:      PerMessage,
+	Wait:            Wait,
+	RegisterCall:    RegisterCall,
+	RegisterPerPage: RegisterPerPage,
+	RegisterHandoff: RegisterHandoff,
+	PageBytes:       PageBytes,
+}
+
+// caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and
+// compare-and-swap (gni_pub.h's first-generation AMOs); the runtime emulates
+// the others. Local buffers must be registered. Gets have no flagged
+// responses (Caps.FlaggedGet is an Aries addition).
+var caps = conduit.Caps{
+	NeedsRegisteredLocal: true,
+	AMO32:                false,
+	FloatAMO:             false,
+	AMOOps:               conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOAnd, conduit.AMOOr, conduit.AMOXor, conduit.AMOCSwap),
+}

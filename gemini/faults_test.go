@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/gemini/torus"
 )
 
 // The fail option with times: a fault with @time fails at that time of
@@ -14,10 +16,10 @@ func TestParseTimedFaults(t *testing.T) {
 	fs, err := parseFaults("0:x:+:0@20us;3:z:-:1:2@1.5ms;2:y:+:0;1:x:-:1@0s")
 	require.NoError(t, err)
 	assert.Equal(t, []linkFault{
-		{gemini: 0, dim: DimX, dir: DirPlus, conn: 0, timed: true, at: 20 * us},
-		{gemini: 3, dim: DimZ, dir: DirMinus, conn: 1, links: 2, timed: true, at: 1500 * us},
-		{gemini: 2, dim: DimY, dir: DirPlus, conn: 0},
-		{gemini: 1, dim: DimX, dir: DirMinus, conn: 1, timed: true},
+		{gemini: 0, dim: torus.DimX, dir: torus.DirPlus, conn: 0, timed: true, at: 20 * us},
+		{gemini: 3, dim: torus.DimZ, dir: torus.DirMinus, conn: 1, links: 2, timed: true, at: 1500 * us},
+		{gemini: 2, dim: torus.DimY, dir: torus.DirPlus, conn: 0},
+		{gemini: 1, dim: torus.DimX, dir: torus.DirMinus, conn: 1, timed: true},
 	}, fs)
 	assert.Equal(t, "0:x:+:0@20µs;3:z:-:1:2@1.5ms;2:y:+:0;1:x:-:1@0s", formatFaults(fs))
 	for _, bad := range []string{"0:x:+:0@", "0:x:+:0@-5us", "0:x:+:0@20", "0:x:+:0@soon", "0:x:+:0@20us@30us", "0:x:+:0@1e9h", "-1:x:+:0", "0:x:+@20us"} {
@@ -58,8 +60,8 @@ func FuzzParseFaults(f *testing.F) {
 			return
 		}
 		for _, x := range fs {
-			if x.gemini < 0 || x.dim >= DimCount || (x.dir != DirPlus && x.dir != DirMinus) || x.conn < 0 ||
-				x.links < 0 || x.links > LinksPerConnection || x.at < 0 || (!x.timed && x.at != 0) {
+			if x.gemini < 0 || x.dim >= torus.DimCount || (x.dir != torus.DirPlus && x.dir != torus.DirMinus) || x.conn < 0 ||
+				x.links < 0 || x.links > torus.LinksPerConnection || x.at < 0 || (!x.timed && x.at != 0) {
 				t.Fatalf("%q: out of range: %+v", s, x)
 			}
 		}
