@@ -3,12 +3,12 @@ package aries
 import "github.com/gopgas/gopgas/aries/dragonfly"
 
 // The Dragonfly's names in this package. The topology lives in the
-// dragonfly subpackage, which knows nothing of the simulator; the names
-// below keep the aries API of the topology (aries.NewDragonfly,
-// aries.NodesPerGroup, aries.Path, ...) as it was before the topology had
-// a package of its own, each the same as the dragonfly name it stands for,
-// and let the rest of this package use the topology unqualified. See the
-// dragonfly package for what each means.
+// dragonfly subpackage, which knows nothing of the simulator; each name
+// below is the same as the dragonfly name it stands for (types as aliases,
+// constants of the same value and type, functions that call it), so that
+// users of the backend reach the topology through aries (aries.NewDragonfly,
+// aries.NodesPerGroup, aries.Path, ...) and the rest of this package uses
+// it unqualified. See the dragonfly package for what each means.
 
 // The topology's types.
 type (
