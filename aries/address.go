@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/simnet"
 )
 
 // Network addresses, memory domains and virtual nodes (whitepaper,
@@ -210,6 +211,77 @@ func (d *domain) offset(id uint32) (int64, bool) {
 	}
 	r, ok := d.regions[id]
 	return r.off, ok
+}
+
+// addressing is the job's side of the network addresses: the system node
+// of each of its (virtual) nodes, their NICs' vMDH CAMs, and its
+// processes' memory domains by rank, made when first needed.
+type addressing struct {
+	phys    []int
+	cams    []vmdhCAM
+	domains []*domain
+}
+
+// addCAMs gives each of the job's nodes' NICs a CAM with the job's entry.
+func (ad *addressing) addCAMs(nodes int) error {
+	ad.cams = make([]vmdhCAM, nodes)
+	for i := range ad.cams {
+		// The job's only CAM entry: its process slots from MDH 0.
+		if err := ad.cams[i].add(JobVMDH, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// physical is the system node of one of the job's nodes (itself on a
+// network no job runs on).
+func (ad *addressing) physical(node int) int {
+	if ad.phys == nil {
+		return node
+	}
+	return ad.phys[node]
+}
+
+// domain is rank's memory domain in job j, made on first use.
+func (ad *addressing) domain(j *simnet.Job, rank int) *domain {
+	if ad.domains == nil {
+		ad.domains = make([]*domain, j.Size())
+	}
+	d := ad.domains[rank]
+	if d == nil {
+		d = newDomain(j.Cfg.SegmentBytes)
+		ad.domains[rank] = d
+	}
+	return d
+}
+
+// mdh is the MDH of rank's memory domain at node's NIC, as its CAM turns
+// the job's vMDH and the process's slot on its node into one; false on a
+// miss.
+func (ad *addressing) mdh(j *simnet.Job, node, rank int) (uint16, bool) {
+	return ad.cams[node].lookup(JobVMDH, uint16(rank%j.PEsPerNode()))
+}
+
+// address is the network address of byte off of region region of rank's
+// memory at node: the node's system id, the MDH of the process's domain
+// and the region's offset in it plus off. false if the domain does not
+// hold the region, the CAM has no MDH for it or the address does not fit
+// its bits.
+func (ad *addressing) address(j *simnet.Job, node, rank int, region uint32, off int64) (NetworkAddress, bool) {
+	base, ok := ad.domain(j, rank).offset(region)
+	if !ok {
+		return NetworkAddress{}, false
+	}
+	mdh, ok := ad.mdh(j, node, rank)
+	if !ok {
+		return NetworkAddress{}, false
+	}
+	a := NetworkAddress{Node: uint32(ad.phys[node]), MDH: mdh, Offset: uint64(base + off)}
+	if a.Check() != nil {
+		return NetworkAddress{}, false
+	}
+	return a, true
 }
 
 // physicalNodes maps a job's n virtual nodes onto the system's nodes in

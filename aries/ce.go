@@ -2,9 +2,11 @@ package aries
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/sim"
+	"github.com/gopgas/gopgas/internal/simnet"
 )
 
 // The collective engine (whitepaper, Reductions and Barriers;
@@ -70,122 +72,472 @@ func (t ceTree) depth() int {
 	return d
 }
 
-// ceOperand is a value of a reduction, with the identifier MINLOC and
-// MAXLOC carry.
-type ceOperand struct {
-	bits uint64
-	loc  uint64
+// The collective engine's model (whitepaper, Reductions and Barriers; the
+// engine's shape is above, the arithmetic of its reductions in
+// ce_reduce.go). The runtime offloads the world team's barriers and
+// one-element allreduces (pgas/offload.go); each is collective over every
+// PE of the job, and every PE's n-th offloaded collective is the job's
+// collective n.
+//
+//  1. "Each node joins a reduction operation supplying its contribution,
+//     generally the result of a local shared memory reduction operation":
+//     the PEs of a node reduce their values in shared memory in a binary
+//     tree, ceil(log2 k) levels for k PEs, each level LocalReducePerLevel
+//     of CPU time; the tree's critical path starts when the node's last PE
+//     joins. Its root PE then stores the node's contribution into the
+//     NIC's CE (an FMA launch, FMALaunch of CPU time, ceStoreBytes across
+//     PCI-Express).
+//  2. "Partial results are passed up the tree towards the root with the
+//     NICs performing the reduction operations": the job's nodes form a
+//     ceTree of radix CEMaxRadix, built when the job's first collective
+//     starts (the whitepaper builds it "during job initialization"; it
+//     costs no simulated time either way). A NIC combines each input, its
+//     node's contribution and each child's partial result, in CEOpCycles
+//     of its clock, one at a time; once it has them all it sends the
+//     partial result to its parent in a control packet (ceFlits) through
+//     the real network (internal/fabric control.go).
+//  3. "The result is scattered back down the tree and written to memory in
+//     each of the participating endpoints. CQ events are generated on each
+//     node as the reduction completes": the root's result goes down the
+//     tree in control packets; each NIC forwards it to its children and
+//     writes it and a completion-queue entry to its node's memory (a
+//     posted write, ceResultBytes); the node's PEs see it
+//     LocalReducePerLevel later (the PE that took the completion event
+//     publishes the result in shared memory, where the others poll for
+//     it). Each PE's Collective.Test reports it then, and the PE, if it
+//     waits, is woken then.
+//
+// "At any point in time one collective operation may be pending on each
+// of the CEs": collective n uses virtual CE n mod CEsPerNIC of every NIC
+// (the software pipelining "their use by a single communicator"), which
+// is pending from the first input it takes until the result reaches that
+// NIC. A node's contribution to a collective whose CE is still pending
+// with an earlier one waits at its NIC until the CE is free (Stats of the
+// engine: waits), and so does a child's partial result, though the order
+// in which results go down the tree keeps that from happening.
+//
+// Each reduction combines its inputs in a fixed order whatever the order
+// they arrived in: a node's PEs in a binary tree by rank, then at each
+// NIC its own contribution and then its children's partial results in
+// the order of the children. The same job gives the same bits, and so
+// does any timing of its PEs. The identifier that MINLOC and MAXLOC carry
+// is the PE's rank when the call comes through the conduit, which has no
+// place for one.
+//
+// Barriers are the same without data. Operations the engine does not have
+// (product, logical operations on floats, widths other than 4 and 8) fail
+// with conduit.ErrUnsupported, and the runtime reduces in software.
+
+// CE packets and stores. Assumed: the whitepaper (Reductions and Barriers)
+// gives no format.
+const (
+	// ceOperandBytes is an operand in a CE packet: a 64-bit value and a
+	// 64-bit identifier (MINLOC and MAXLOC).
+	ceOperandBytes = 16
+	// ceStoreBytes is the PE's store of its node's contribution into the
+	// CE, a 128-bit write like an FMA launch's (Aries Performance: "a
+	// single 128-bit write from host to NIC"); PCIeOverheadBytes come on
+	// top.
+	ceStoreBytes = 16
+	// ceResultBytes is the result the NIC writes to its node's memory;
+	// a completion-queue entry (CQEntryBytes) comes with it.
+	ceResultBytes = 8
+)
+
+// ceFlits is the size of a CE packet: a request's header
+// (RequestHeaderFlits, A-FLITS) and, for an allreduce, the operand.
+func ceFlits(barrier bool) int {
+	if barrier {
+		return RequestHeaderFlits
+	}
+	return RequestHeaderFlits + flits(ceOperandBytes)
 }
 
-// ceSupports reports whether the engine reduces op on kind and width
-// (4 or 8 bytes); the runtime reduces the others in software.
-func ceSupports(op conduit.ReduceOp, kind conduit.ReduceKind, width int) bool {
-	if width != 4 && width != 8 {
-		return false
-	}
-	switch op {
-	case conduit.ReduceSum, conduit.ReduceMin, conduit.ReduceMax:
-		return kind == conduit.ReduceInt || kind == conduit.ReduceUint || kind == conduit.ReduceFloat
-	case conduit.ReduceAnd, conduit.ReduceOr, conduit.ReduceXor:
-		return kind == conduit.ReduceInt || kind == conduit.ReduceUint
-	}
-	return false // ReduceProd: "Aries does not support MPI_PROD"
+// ceCall is what a collective does: every PE must call the same.
+type ceCall struct {
+	barrier bool
+	op      conduit.ReduceOp
+	kind    conduit.ReduceKind
+	width   int
 }
 
-// ceCombine reduces two operands. For min and max with locations, ties
-// keep the smaller identifier (as MPI_MINLOC and MPI_MAXLOC).
-func ceCombine(op conduit.ReduceOp, kind conduit.ReduceKind, width int, a, b ceOperand) ceOperand {
-	mask := uint64(math.MaxUint64)
-	if width == 4 {
-		mask = math.MaxUint32
+func (c ceCall) String() string {
+	if c.barrier {
+		return "barrier"
 	}
-	x, y := a.bits&mask, b.bits&mask
-	cmp := compare(kind, width, x, y)
-	switch op {
-	case conduit.ReduceSum:
-		return ceOperand{bits: add(kind, width, x, y) & mask}
-	case conduit.ReduceMin, conduit.ReduceMax:
-		pick := a
-		if (op == conduit.ReduceMin && cmp > 0) || (op == conduit.ReduceMax && cmp < 0) || (cmp == 0 && b.loc < a.loc) {
-			pick = b
+	return fmt.Sprintf("allreduce %s of %d-byte %s", ceOpName(c.op), c.width, ceKindName(c.kind))
+}
+
+// ceStats are the engine's counters.
+type ceStats struct {
+	Collectives int64 // collectives completed (at the root)
+	Packets     int64 // CE packets sent, up and down
+	Waits       int64 // inputs that waited at a NIC for a pending CE
+}
+
+// engine is a job's collective engine: every NIC's four virtual CEs.
+// It is a simnet.Offloader (fabric.Config.Offload) and the actor of its
+// own events.
+type engine struct {
+	job   *simnet.Job
+	m     *fabric.Machine
+	k     *sim.Kernel
+	tree  ceTree
+	op    Time     // CEOpCycles
+	next  []uint64 // by rank: its next collective
+	nodes []ceNode
+	stats ceStats
+}
+
+// newEngine is the collective engine of the job the first call of an
+// endpoint comes from.
+func newEngine() *engine { return &engine{} }
+
+var _ simnet.Offloader = (*engine)(nil)
+
+// ceNode is the engine's part on one node: the node's local reductions in
+// progress and its NIC's virtual CEs.
+type ceNode struct {
+	id      int
+	pes     int // PEs of the job on the node
+	levels  int // of its local reduction tree
+	aluFree Time
+	locals  map[uint64]*ceLocal // by collective
+	ces     [CEsPerNIC]ceSlot
+}
+
+// ceLocal is a node's local reduction of one collective.
+type ceLocal struct {
+	node   *ceNode
+	n      uint64
+	call   ceCall
+	joined int
+	vals   []ceOperand // by PE of the node
+	colls  []*ceColl   // by PE of the node
+	err    error
+}
+
+// ceSlot is a virtual CE of a NIC, pending with collective n (n mod
+// CEsPerNIC is its index).
+type ceSlot struct {
+	node    *ceNode
+	n       uint64
+	call    ceCall
+	parts   []ceOperand // the node's contribution, then the children's partial results
+	got     int
+	colls   []*ceColl // the node's PEs
+	err     error
+	res     ceOperand // the root's result
+	waiting []ceInput // inputs of later collectives
+}
+
+// ceInput is an input of a NIC's CE: part 0 is its node's contribution
+// (local), part 1+k its child k's partial result.
+type ceInput struct {
+	n     uint64
+	part  int
+	call  ceCall
+	v     ceOperand
+	err   error
+	local *ceLocal
+	// waited: it has waited for the CE (counted in ceStats.Waits).
+	waited bool
+}
+
+// ceDelivery is a result reaching a node's PEs.
+type ceDelivery struct {
+	colls []*ceColl
+	res   ceOperand
+	err   error
+}
+
+// ceColl is a PE's part of a collective (conduit.Collective).
+type ceColl struct {
+	e    *engine
+	ep   *simnet.Endpoint
+	n    uint64
+	call ceCall
+	v    ceOperand
+	done bool
+	res  ceOperand
+	err  error
+}
+
+// The engine's events.
+const (
+	ceJoin     = iota + 1 // a PE joins (*ceColl)
+	ceStore               // a node's local reduction is done; its contribution goes to the NIC (*ceLocal)
+	ceArrive              // the contribution has reached the NIC (*ceLocal)
+	ceRootDone            // the root's CE has the result (*ceSlot)
+	ceVisible             // the result reaches the node's PEs (*ceDelivery)
+)
+
+// OffloadBarrier starts ep's part of a barrier.
+func (e *engine) OffloadBarrier(ep *simnet.Endpoint) (conduit.Collective, error) {
+	return e.start(ep, "OffloadBarrier", ceCall{barrier: true}, ceOperand{loc: uint64(ep.Rank())})
+}
+
+// OffloadAllreduce starts ep's part of an allreduce of value. It fails
+// with conduit.ErrUnsupported for what the CE does not reduce.
+func (e *engine) OffloadAllreduce(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value uint64) (conduit.Collective, error) {
+	if !ceSupports(op, kind, width) {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduce: the collective engine has no %s of %d-byte %s: %w",
+			Name, ep.Rank(), ceOpName(op), width, ceKindName(kind), conduit.ErrUnsupported)
+	}
+	if width == 4 && value>>32 != 0 {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduce: value %#x does not fit width 4", Name, ep.Rank(), value)
+	}
+	return e.start(ep, "OffloadAllreduce", ceCall{op: op, kind: kind, width: width}, ceOperand{bits: value, loc: uint64(ep.Rank())})
+}
+
+// OffloadAllreduceLoc starts ep's part of a minimum or maximum of value
+// with location loc (MINLOC, MAXLOC: "min/max with location", Reductions
+// and Barriers); other operations fail with conduit.ErrUnsupported.
+func (e *engine) OffloadAllreduceLoc(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error) {
+	if op != conduit.ReduceMin && op != conduit.ReduceMax {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: %s has no location (min and max do): %w", Name, ep.Rank(), ceOpName(op), conduit.ErrUnsupported)
+	}
+	if !ceSupports(op, kind, width) {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: the collective engine has no %s of %d-byte %s: %w",
+			Name, ep.Rank(), ceOpName(op), width, ceKindName(kind), conduit.ErrUnsupported)
+	}
+	if width == 4 && value>>32 != 0 {
+		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: value %#x does not fit width 4", Name, ep.Rank(), value)
+	}
+	return e.start(ep, "OffloadAllreduceLoc", ceCall{op: op, kind: kind, width: width}, ceOperand{bits: value, loc: loc})
+}
+
+// Location is the location of a finished minimum or maximum.
+func (c *ceColl) Location() uint64 { return c.res.loc }
+
+// start joins ep to its next collective at its clock.
+func (e *engine) start(ep *simnet.Endpoint, what string, call ceCall, v ceOperand) (*ceColl, error) {
+	if err := e.bind(ep.Job()); err != nil {
+		return nil, fmt.Errorf("%s: PE %d: %s: %w", Name, ep.Rank(), what, err)
+	}
+	r := ep.Rank()
+	c := &ceColl{e: e, ep: ep, n: e.next[r], call: call, v: v}
+	e.next[r]++
+	e.k.At(ep.Proc().Clock(), e, ceJoin, c)
+	return c, nil
+}
+
+// bind makes the engine job's, at the job's first collective: the
+// reduction tree over its nodes and their CEs.
+func (e *engine) bind(j *simnet.Job) error {
+	if e.job == j {
+		return nil
+	}
+	if e.job != nil {
+		return fmt.Errorf("the collective engine of another job")
+	}
+	m, ok := j.Net.(*fabric.Machine)
+	if !ok {
+		return fmt.Errorf("the collective engine on a %T, not a fabric machine", j.Net)
+	}
+	tree, err := newCETree(j.Nodes(), CEMaxRadix)
+	if err != nil {
+		return err
+	}
+	e.job, e.m, e.k, e.tree = j, m, j.K, tree
+	e.op = m.Cycles(CEOpCycles)
+	e.next = make([]uint64, j.Size())
+	e.nodes = make([]ceNode, j.Nodes())
+	per := j.PEsPerNode()
+	for i := range e.nodes {
+		nd := &e.nodes[i]
+		nd.id = i
+		nd.pes = min(per, j.Size()-i*per)
+		for 1<<nd.levels < nd.pes {
+			nd.levels++
 		}
-		pick.bits &= mask
-		return pick
-	case conduit.ReduceAnd:
-		return ceOperand{bits: x & y}
-	case conduit.ReduceOr:
-		return ceOperand{bits: x | y}
-	case conduit.ReduceXor:
-		return ceOperand{bits: x ^ y}
+		nd.locals = make(map[uint64]*ceLocal)
+		for s := range nd.ces {
+			nd.ces[s] = ceSlot{node: nd, n: uint64(s), parts: make([]ceOperand, 1+tree.children(i))}
+		}
 	}
-	return a
+	return nil
 }
 
-func add(kind conduit.ReduceKind, width int, x, y uint64) uint64 {
-	if kind != conduit.ReduceFloat {
-		return x + y
+// Test reports whether the collective's result has reached the PE. A PE
+// that has to look pays PollCQ, as for a poll of its completion queue.
+func (c *ceColl) Test() (bool, uint64, error) {
+	if !c.done {
+		p := c.ep.Proc()
+		p.Advance(PollCQ)
+		if err := p.Sync(); err != nil {
+			return false, 0, err
+		}
+		if !c.done {
+			return false, 0, nil
+		}
 	}
-	if width == 4 {
-		return uint64(math.Float32bits(math.Float32frombits(uint32(x)) + math.Float32frombits(uint32(y))))
-	}
-	return math.Float64bits(math.Float64frombits(x) + math.Float64frombits(y))
+	return true, c.res.bits, c.err
 }
 
-// compare orders x and y as kind: -1, 0 or 1.
-func compare(kind conduit.ReduceKind, width int, x, y uint64) int {
-	switch kind {
-	case conduit.ReduceFloat:
-		var fx, fy float64
-		if width == 4 {
-			fx, fy = float64(math.Float32frombits(uint32(x))), float64(math.Float32frombits(uint32(y)))
-		} else {
-			fx, fy = math.Float64frombits(x), math.Float64frombits(y)
+// Fire handles the engine's events.
+func (e *engine) Fire(code int32, data any) {
+	now := e.k.Now()
+	switch code {
+	case ceJoin:
+		e.join(data.(*ceColl), now)
+	case ceStore:
+		l := data.(*ceLocal)
+		e.k.At(e.m.HostToNIC(l.node.id, now, ceStoreBytes+PCIeOverheadBytes), e, ceArrive, l)
+	case ceArrive:
+		l := data.(*ceLocal)
+		v := l.reduce()
+		e.input(&l.node.ces[l.n%CEsPerNIC], ceInput{n: l.n, call: l.call, v: v, err: l.err, local: l}, now)
+	case ceRootDone:
+		s := data.(*ceSlot)
+		e.result(s, s.n, s.res, s.err, now)
+	case ceVisible:
+		d := data.(*ceDelivery)
+		for _, c := range d.colls {
+			c.done, c.res, c.err = true, d.res, d.err
+			if c.call.barrier {
+				c.res = ceOperand{}
+			}
+			c.ep.Wake()
 		}
-		switch {
-		case fx < fy:
-			return -1
-		case fx > fy:
-			return 1
-		}
-		return 0
-	case conduit.ReduceInt:
-		var ix, iy int64
-		if width == 4 {
-			ix, iy = int64(int32(uint32(x))), int64(int32(uint32(y)))
-		} else {
-			ix, iy = int64(x), int64(y)
-		}
-		switch {
-		case ix < iy:
-			return -1
-		case ix > iy:
-			return 1
-		}
-		return 0
 	}
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
-// ceOpName and ceKindName name a reduction's operator and operand type
-// for errors.
-func ceOpName(op conduit.ReduceOp) string {
-	names := [...]string{"", "sum", "min", "max", "and", "or", "xor", "product"}
-	if int(op) < len(names) && op > 0 {
-		return names[op]
+// join adds a PE's value to its node's local reduction; the node's last
+// PE starts the reduction's critical path.
+func (e *engine) join(c *ceColl, now Time) {
+	per := e.job.PEsPerNode()
+	r := c.ep.Rank()
+	nd := &e.nodes[r/per]
+	l := nd.locals[c.n]
+	if l == nil {
+		l = &ceLocal{node: nd, n: c.n, call: c.call, vals: make([]ceOperand, nd.pes), colls: make([]*ceColl, nd.pes)}
+		nd.locals[c.n] = l
+	} else if c.call != l.call && l.err == nil {
+		l.err = mismatch(c.n, fmt.Sprintf("PE %d", r), c.call, fmt.Sprintf("another PE of node %d", nd.id), l.call)
 	}
-	return fmt.Sprintf("ReduceOp(%d)", uint8(op))
+	l.vals[r%per] = c.v
+	l.colls[r%per] = c
+	l.joined++
+	if l.joined < nd.pes {
+		return
+	}
+	delete(nd.locals, c.n)
+	e.k.At(now+Time(nd.levels)*LocalReducePerLevel+FMALaunch, e, ceStore, l)
 }
 
-func ceKindName(k conduit.ReduceKind) string {
-	names := [...]string{"", "int", "uint", "float"}
-	if int(k) < len(names) && k > 0 {
-		return names[k]
+// reduce is the node's contribution: its PEs' values combined in a binary
+// tree by rank.
+func (l *ceLocal) reduce() ceOperand {
+	v := l.vals
+	if l.call.barrier {
+		return ceOperand{}
 	}
-	return fmt.Sprintf("ReduceKind(%d)", uint8(k))
+	for stride := 1; stride < len(v); stride *= 2 {
+		for i := 0; i+stride < len(v); i += 2 * stride {
+			v[i] = ceCombine(l.call.op, l.call.kind, l.call.width, v[i], v[i+stride])
+		}
+	}
+	return v[0]
+}
+
+// input gives a CE an input; the CE combines it once its ALU is free, and
+// with its last input sends the partial result up the tree (or, at the
+// root, has the result).
+func (e *engine) input(s *ceSlot, in ceInput, now Time) {
+	if in.n != s.n {
+		// The CE is pending with an earlier collective.
+		if !in.waited {
+			in.waited = true
+			e.stats.Waits++
+		}
+		s.waiting = append(s.waiting, in)
+		return
+	}
+	nd := s.node
+	if s.got == 0 {
+		s.call = in.call
+	} else if in.call != s.call && s.err == nil {
+		s.err = mismatch(in.n, inputName(nd.id, in.part, e.tree), in.call, fmt.Sprintf("another input of node %d", nd.id), s.call)
+	}
+	if in.err != nil && s.err == nil {
+		s.err = in.err
+	}
+	s.parts[in.part] = in.v
+	if in.local != nil {
+		s.colls = in.local.colls
+	}
+	start := max(now, nd.aluFree)
+	nd.aluFree = start + e.op
+	if e.m.Tracing() {
+		e.m.TraceNIC(nd.id, "ce "+in.call.String(), start, nd.aluFree)
+	}
+	s.got++
+	if s.got < len(s.parts) {
+		return
+	}
+	v := s.parts[0]
+	if !s.call.barrier {
+		for _, p := range s.parts[1:] {
+			v = ceCombine(s.call.op, s.call.kind, s.call.width, v, p)
+		}
+	}
+	parent := e.tree.parent(nd.id)
+	if parent < 0 {
+		e.stats.Collectives++
+		s.res = v
+		e.k.At(nd.aluFree, e, ceRootDone, s)
+		return
+	}
+	up := ceInput{n: s.n, part: 1 + nd.id - e.tree.child(parent, 0), call: s.call, v: v, err: s.err}
+	ps := &e.nodes[parent].ces[s.n%CEsPerNIC]
+	e.send(nd.aluFree, nd.id, parent, s.call.barrier, func(at Time) { e.input(ps, up, at) })
+}
+
+// result is collective n's result reaching node s's CE: it goes on down
+// the tree and to the node's PEs, and the CE is free for its next
+// collective.
+func (e *engine) result(s *ceSlot, n uint64, res ceOperand, err error, now Time) {
+	nd := s.node
+	if n != s.n {
+		e.k.Fail(fmt.Errorf("%s: collective engine: the result of collective %d reached node %d, whose CE is pending with collective %d", Name, n, nd.id, s.n))
+		return
+	}
+	for k := range e.tree.children(nd.id) {
+		child := e.tree.child(nd.id, k)
+		cs := &e.nodes[child].ces[n%CEsPerNIC]
+		e.send(now, nd.id, child, s.call.barrier, func(at Time) { e.result(cs, n, res, err, at) })
+	}
+	visible := e.m.HostWrite(nd.id, now, ceResultBytes+CQEntryBytes, 2, 0, conduit.OrderDefault)
+	e.k.At(visible+LocalReducePerLevel, e, ceVisible, &ceDelivery{colls: s.colls, res: res, err: err})
+	// The CE is free: its next collective, and the inputs that waited.
+	s.n += CEsPerNIC
+	s.got, s.colls, s.err, s.res = 0, nil, nil, ceOperand{}
+	clear(s.parts)
+	waiting := s.waiting
+	s.waiting = nil
+	for _, in := range waiting {
+		e.input(s, in, now)
+	}
+}
+
+// send sends a CE packet from one node's NIC to another's at at.
+func (e *engine) send(at Time, from, to int, barrier bool, deliver func(Time)) {
+	e.stats.Packets++
+	if err := e.m.SendControl(at, from, to, ceFlits(barrier), deliver); err != nil {
+		e.k.Fail(fmt.Errorf("%s: collective engine: %w", Name, err))
+	}
+}
+
+// mismatch is the error of PEs that call different collectives.
+func mismatch(n uint64, who string, call ceCall, other string, otherCall ceCall) error {
+	return fmt.Errorf("%s: collective engine: collective %d: %s calls %v where %s calls %v", Name, n, who, call, other, otherCall)
+}
+
+// inputName names a CE input for errors.
+func inputName(node, part int, t ceTree) string {
+	if part == 0 {
+		return fmt.Sprintf("node %d", node)
+	}
+	return fmt.Sprintf("node %d (a child of node %d)", t.child(node, part-1), node)
 }

@@ -16,8 +16,8 @@ import (
 // optional 'flagged response' feature. When this feature is used, the get
 // response data is accompanied by a flag word written to local memory. The
 // application may poll on the flag word to determine the arrival of
-// responses to individual get requests." (reference/aries-xc-network-
-// whitepaper.txt, Remote Memory Access.)
+// responses to individual get requests." ([ARIES-WP] Remote Memory
+// Access.)
 
 const (
 	flagSegmentBytes = 64 << 10

@@ -8,13 +8,6 @@ import (
 	"github.com/gopgas/gopgas/internal/simnet"
 )
 
-// The model is an internal/fabric machine configured with Aries's
-// parameters (params.go), flit packet formats (below), Dragonfly network
-// and its routing (topology.go, network.go), PCI-Express host interface
-// (host.go), network addresses, memory domains and virtual nodes
-// (address.go), IOMMU (iommu.go) and collective engine (ce.go,
-// offload.go).
-
 // Name is the name the backend registers under.
 const Name = "aries"
 
@@ -81,22 +74,6 @@ var params = fabric.Params{
 	PageBytes:       PageBytes,
 }
 
-// flits is the number of 48-bit flits that carry n bytes.
-func flits(n int) int { return (n + FlitBytes - 1) / FlitBytes }
-
-// sizes are Aries's packets in flits (A-FLITS): a request is a header of
-// RequestHeaderFlits and its data, a response a header of
-// ResponseHeaderFlits and its data; 64 bytes make 11 flits, so a 64-byte
-// put is 14 request flits and 1 response flit and a 64-byte get 3 request
-// flits and 12 response flits.
-var sizes = fabric.Sizes{
-	Request:       func(n int) int { return RequestHeaderFlits + flits(n) },
-	GetRequest:    RequestHeaderFlits,
-	DataResponse:  func(n int) int { return ResponseHeaderFlits + flits(n) },
-	Response:      ResponseHeaderFlits,
-	ErrorResponse: ErrorResponseFlits,
-}
-
 // caps: Aries "supports a wide range of atomic operations" (AMO section):
 // every operation, on 32- and 64-bit words, and float64 add. Local buffers
 // must be registered. FMA gets may have flagged responses (Remote Memory
@@ -148,6 +125,79 @@ func prepare(cfg conduit.JobConfig) (*network, error) {
 	return newNetwork(opts), nil
 }
 
+// network is the Dragonfly of one job, as the model's blocks: the
+// options, the fabric machine, and the state of each block with its
+// block. It is the job's fabric.Topology: RouterOf and NICSlot place the
+// job's (virtual) nodes, Route and Reroute are the routing's.
+type network struct {
+	opts options
+	// m is the machine of the job (nil for networks no job runs on).
+	m *fabric.Machine
+	// routing is the routers, links and routes (routing.go).
+	routing routing
+	// addr is the job's virtual nodes, its NICs' vMDH CAMs and its
+	// processes' memory domains (address.go).
+	addr addressing
+	// hosts are the nodes' host interfaces (host.go) and iommus their
+	// NICs' IOMMUs (iommu.go), by node.
+	hosts  []*host
+	iommus []*iommu
+	// ce is the job's collective engine (ce.go).
+	ce *engine
+}
+
+// newNetwork is the network of a job with options opts, before the fabric
+// builds it (build).
+func newNetwork(opts options) *network {
+	return &network{opts: opts, routing: newRouting(opts), ce: newEngine()}
+}
+
+// build makes the job's network: a router per Aries of the system, a link
+// per direction of each of its links, and the faults; and the job's
+// addresses.
+func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
+	w.addr.phys = physicalNodes(nodes, w.opts.excluded)
+	span := w.addr.phys[len(w.addr.phys)-1] + 1 // the system nodes the job reaches
+	if span > MaxNodes {
+		return nil, fmt.Errorf("aries: a job of %d nodes around %d excluded ones reaches node %d: more than the %d nodes of the largest system", nodes, len(w.opts.excluded), span-1, MaxNodes)
+	}
+	d, err := w.opts.system(span)
+	if err != nil {
+		return nil, err
+	}
+	if d.Nodes() < span {
+		if len(w.opts.excluded) > 0 {
+			return nil, fmt.Errorf("aries: the system of %v holds %d nodes; the job's %d nodes around %d excluded ones need %d", d, d.Nodes(), nodes, len(w.opts.excluded), span)
+		}
+		return nil, fmt.Errorf("aries: the system of %v holds %d nodes; the job needs %d", d, d.Nodes(), nodes)
+	}
+	w.m = m
+	if err := w.addr.addCAMs(nodes); err != nil {
+		return nil, err
+	}
+	if err := w.routing.build(m, d); err != nil {
+		return nil, err
+	}
+	if err := w.routing.applyFaults(m, w.opts.faults); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// RouterOf is the Aries of one of the job's nodes.
+func (w *network) RouterOf(node int) int { return w.addr.physical(node) / NodesPerAries }
+
+// NICSlot is which of its Aries' NICs a node's is (fabric.NICPlacer).
+func (w *network) NICSlot(node int) int { return w.addr.physical(node) % NodesPerAries }
+
+// Route is the routing's Route (routing.go).
+func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
+	return w.routing.Route(r, p)
+}
+
+// Reroute is the routing's Reroute (faults.go).
+func (w *network) Reroute() { w.routing.Reroute() }
+
 // config is the fabric of one job on the network.
 func (w *network) config() fabric.Config {
 	c := caps
@@ -162,7 +212,7 @@ func (w *network) config() fabric.Config {
 		Build:       w.build,
 		NewHost:     w.newHost,
 		Location:    socketOf,
-		ChannelName: w.channelName,
+		ChannelName: w.routing.channelName,
 		Counters:    w.counters,
 		Translate:   w.translate,
 		Registered:  w.registered,
@@ -192,7 +242,7 @@ func (w *network) counters(fs fabric.Stats) map[string]int64 {
 	}
 	c["pte_hits"], c["pte_misses"] = hits, misses
 	c["ce_collectives"], c["ce_packets"], c["ce_waits"] = w.ce.stats.Collectives, w.ce.stats.Packets, w.ce.stats.Waits
-	c["detours"] = w.detours
+	c["detours"] = w.routing.detours
 	return c
 }
 

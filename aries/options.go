@@ -2,7 +2,6 @@ package aries
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gopgas/gopgas/internal/fabric"
 	"github.com/gopgas/gopgas/internal/option"
@@ -74,23 +73,51 @@ var optionTable = option.New(Name, append(fabric.DeclareOptions(params, func(o *
 		func(o *options, l []int) { o.excluded = l }),
 )...).AtMostOne("groups", "chassis", "cabinets")
 
-// formatFaults writes faults as the fail option reads them.
-func formatFaults(fs []linkFault) string {
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = f.String()
+// system returns the Dragonfly the options ask for, or the smallest that
+// holds nodes nodes, with the largest bundles that fit unless the bundle
+// option says otherwise. Its error names the options.
+func (o *options) system(nodes int) (*Dragonfly, error) {
+	bundleFor := func(chassis int) int {
+		if o.bundle > 0 {
+			return o.bundle
+		}
+		groups := (chassis + ChassisPerGroup - 1) / ChassisPerGroup
+		bundle, _ := MaxBundle(groups)
+		return bundle
 	}
-	return strings.Join(parts, ";")
-}
-
-// parseFailOption is the fail option: parseFaults, which skips empty
-// items, and at least one link.
-func parseFailOption(s string) ([]linkFault, error) {
-	f, err := parseFaults(s)
-	if err == nil && len(f) == 0 {
-		err = fmt.Errorf("no link")
+	var d *Dragonfly
+	var err error
+	var named string // the options that chose the system
+	switch {
+	case o.groups > 0:
+		named = fmt.Sprintf("option groups=%d", o.groups)
+		d, err = NewDragonfly(o.groups, bundleFor(o.groups*ChassisPerGroup))
+	case o.cabinets > 0:
+		named = fmt.Sprintf("option cabinets=%d", o.cabinets)
+		d, err = ForCabinets(o.cabinets, bundleFor(o.cabinets*ChassisPerCabinet))
+	case o.chassis > 0:
+		named = fmt.Sprintf("option chassis=%d", o.chassis)
+		d, err = ForChassis(o.chassis, bundleFor(o.chassis))
+	case nodes > MaxNodes:
+		return nil, fmt.Errorf("aries: a job of %d nodes: more than the %d nodes of the largest system", nodes, MaxNodes)
+	default:
+		named = fmt.Sprintf("a job of %d nodes", nodes)
+		chassis := max(1, (nodes+NodesPerChassis-1)/NodesPerChassis)
+		if d, err = ForChassis(chassis, bundleFor(chassis)); err != nil && o.bundle == 0 {
+			// A partial last group too small to reach every other group:
+			// the system is whole groups (Cray XC Series Configuration:
+			// above 64 cabinets systems are built of whole groups).
+			chassis = (chassis + ChassisPerGroup - 1) / ChassisPerGroup * ChassisPerGroup
+			d, err = ForChassis(chassis, bundleFor(chassis))
+		}
 	}
-	return f, err
+	if err != nil {
+		if o.bundle > 0 {
+			named += fmt.Sprintf(", option bundle=%d", o.bundle)
+		}
+		return nil, fmt.Errorf("aries: the system for %s: %w", named, err)
+	}
+	return d, nil
 }
 
 // OptionNames lists the backend options and what they mean.

@@ -74,3 +74,25 @@ func FuzzOptions(f *testing.F) {
 		}
 	})
 }
+
+// The default system is the smallest holding the job.
+func TestDefaultSystem(t *testing.T) {
+	for _, c := range []struct {
+		nodes int
+		want  string
+	}{
+		{1, "1 group of 1 chassis (64 nodes)"},
+		{65, "1 group of 2 chassis (128 nodes)"},
+		{384, "1 group (384 nodes)"},
+		{385, "1 groups + 1 of 1 chassis (448 nodes), bundles of 240 cables"},
+		{MaxNodes, "241 groups (92544 nodes), bundles of 1 cable"},
+	} {
+		var o options
+		d, err := o.system(c.nodes)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, d.String(), "%d nodes", c.nodes)
+	}
+	var o options
+	_, err := o.system(MaxNodes + 1)
+	assert.Error(t, err)
+}

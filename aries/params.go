@@ -3,12 +3,11 @@ package aries
 import "github.com/gopgas/gopgas/internal/sim"
 
 // The model's parameters beyond the topology's. Each cites where its value
-// comes from: a section of reference/aries-xc-network-whitepaper.txt (the
-// whitepaper has no numbered sections; they are named), "assumed" (no
-// document gives it; a plausible value that the calibration depends on
-// little), or "set from A-XXX" (no document gives it and it decides that
-// calibration row, which then checks the model's consistency rather than
-// predicting it).
+// comes from: a section of the whitepaper, [ARIES-WP] (it has no numbered
+// sections; they are named), "assumed" (no document gives it; a plausible
+// value that the calibration depends on little), or "set from A-XXX" (no
+// document gives it and it decides that calibration row, which then checks
+// the model's consistency rather than predicting it).
 
 // Time is virtual time in picoseconds.
 type Time = sim.Time

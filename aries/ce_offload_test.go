@@ -16,7 +16,7 @@ import (
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// Tests of the collective engine (offload.go) through the runtime, which
+// Tests of the collective engine (ce.go) through the runtime, which
 // offloads the world team's barriers and one-element allreduces
 // (pgas/offload.go), and A-CE.
 

@@ -75,3 +75,26 @@ func FuzzParseFaults(f *testing.F) {
 		}
 	})
 }
+
+// Bad fault specifications are errors naming the option and the value
+// (network_test.go tries bad systems and faults outside them).
+func TestNetworkBadOptions(t *testing.T) {
+	for _, s := range []string{"1", "x:1", "1:40", "1:-1", "-1:3", "1:2:3", "1:2:0", "1:2:3:4", "1:a"} {
+		_, err := parseFaults(s)
+		assert.Error(t, err, s)
+		if err != nil {
+			assert.Contains(t, err.Error(), s, "the error names the bad link")
+		}
+		_, err = parseOptions(map[string]string{"fail": s})
+		if assert.Error(t, err) {
+			assert.Contains(t, err.Error(), "fail")
+		}
+	}
+	f, err := parseFaults(" 3:31 ; 7:0:2;")
+	require.NoError(t, err)
+	assert.Equal(t, []linkFault{{aries: 3, port: 31}, {aries: 7, port: 0, lanes: 2}}, f)
+	f, err = parseFaults("")
+	require.NoError(t, err)
+	assert.Empty(t, f)
+
+}
