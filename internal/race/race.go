@@ -1,7 +1,5 @@
 //go:build !race
 
-// Package race tells whether the binary was built with the race detector,
-// so that long simulation studies can stay out of race-enabled test runs.
 package race
 
 // Enabled is true when built with -race.

@@ -1,7 +1,3 @@
-// Package sparse is a table of per-peer state indexed by rank that costs
-// memory only for the peers a PE deals with: a PE of a job of a million
-// PEs that talks to a few neighbours holds a few kilobytes, not a pointer
-// per PE of the job.
 package sparse
 
 // Ranks are split 12 / 6 / 6 bits: a top level of one pointer per 4096

@@ -1,0 +1,15 @@
+// Command pgasbench runs gopgas's benchmarks: the OSU-style
+// microbenchmarks of package bench on any backend (the shared-memory one
+// in wall-clock time, the simulated Cray networks in simulated time), the
+// ordering study of gemini-message-ordering-paper.txt section III, and the
+// calibration report of the simulated networks against CALIBRATION.md.
+//
+// Usage:
+//
+//	pgasbench SUBCOMMAND [flags]
+//	pgasbench help [SUBCOMMAND | settings]
+//
+// docs/pgasbench.md documents every subcommand, flag and output format.
+// Exit status: 0 on success, 1 when a run fails (or, with calibrate
+// --check, when a row fails), 2 for bad flags or values.
+package main
