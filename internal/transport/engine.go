@@ -156,27 +156,6 @@ func (e *Engine) Endpoint() conduit.Endpoint { return e.ep }
 // Settings returns the engine's settings.
 func (e *Engine) Settings() Settings { return e.s }
 
-// Direct returns rank's segment when it can be accessed by load/store.
-func (e *Engine) Direct(rank int) []byte {
-	if e.direct == nil {
-		return nil
-	}
-	return e.direct[rank]
-}
-
-// DirectSegments is the table Direct reads, by rank: nil when the backend
-// maps no segment (or direct access is off).
-func (e *Engine) DirectSegments() [][]byte { return e.direct }
-
-// Wake tells rank that this PE changed its segment by load/store (Direct),
-// so that it wakes if it sleeps waiting for the change
-// (conduit.Waker). Call it after the stores.
-func (e *Engine) Wake(rank int) {
-	if e.sleeping != nil && e.sleeping[rank].Load() {
-		e.waker.Wake(rank)
-	}
-}
-
 // AddPoller adds a poller to every wait.
 func (e *Engine) AddPoller(p Poller) { e.pollers = append(e.pollers, p) }
 

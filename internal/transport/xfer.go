@@ -3,8 +3,6 @@ package transport
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 )
@@ -238,22 +236,4 @@ func (e *Engine) amoNow(rank int, off int64, amo conduit.AMOOp, operand, compare
 		return 0, err
 	}
 	return old, op.Err()
-}
-
-// LoadWord and StoreWord access an aligned 4- or 8-byte word of a mapped
-// segment atomically, for strict single-word accesses.
-func LoadWord(seg []byte, off int64, width int) uint64 {
-	if width == 8 {
-		return atomic.LoadUint64((*uint64)(unsafe.Pointer(&seg[off])))
-	}
-	return uint64(atomic.LoadUint32((*uint32)(unsafe.Pointer(&seg[off]))))
-}
-
-// StoreWord stores v atomically; see LoadWord.
-func StoreWord(seg []byte, off int64, width int, v uint64) {
-	if width == 8 {
-		atomic.StoreUint64((*uint64)(unsafe.Pointer(&seg[off])), v)
-		return
-	}
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&seg[off])), uint32(v))
 }
