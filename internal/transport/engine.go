@@ -1,12 +1,3 @@
-// Package transport is the runtime's machinery between the user-facing
-// layers (pgas, am) and a conduit: the post-descriptor pool, the bounce
-// buffer pool, the choice of FMA or block transfer, bouncing or one-time
-// registration of unregistered local buffers, the splitting of large
-// transfers, and completion tracking. It follows the RDMA design of GASNet's
-// gemini-conduit (reference/gasnet-gemini-conduit-readme.txt, RDMA and
-// Event Processing) with the defaults of CALIBRATION.md's runtime rows.
-//
-// An Engine belongs to one PE and is not safe for concurrent use.
 package transport
 
 import (
@@ -347,12 +338,13 @@ func (e *Engine) InFlight() int { return e.pds.inUse }
 
 // getPD takes a free descriptor. When none is free and some are in flight
 // it first polls the local completion queue once: completion processing is
-// what returns descriptors to the LIFO pool
-// (gasnet-gemini-conduit-readme.txt, the pool of gc_post_descriptor and
-// gc_poll_local_queue), and the pool exists to be reused. Growing the pool registers memory, which is slow on every backend that
-// needs registration (G-REG, serialized per node), while reclaiming a
-// completed descriptor costs one poll. Only when nothing has completed does
-// the pool grow, up to its limit, and after that the PE waits.
+// what returns descriptors to the LIFO pool ([GASNET-GEMINI], the pool of
+// gc_post_descriptor and gc_poll_local_queue), and the pool exists to be
+// reused. Growing the pool registers memory, which is slow on every
+// backend that needs registration (G-REG, serialized per node), while
+// reclaiming a completed descriptor costs one poll. Only when nothing has
+// completed does the pool grow, up to its limit, and after that the PE
+// waits.
 func (e *Engine) getPD() (*pd, error) {
 	if !e.pds.available() && e.pds.inUse > 0 && !e.inPoll {
 		e.reclaim()
@@ -412,10 +404,9 @@ func (e *Engine) markUnflushed(rank int, order conduit.OrderingMode) {
 
 // Flush makes every completed put globally visible: to each PE that was
 // sent puts without strict ordering it issues a strictly ordered read,
-// which cannot pass the writes ahead of it at the target
-// (reference/gemini-message-ordering-paper.txt section IV.A: under relaxed
-// ordering the runtime must do additional work to make a put globally
-// complete). Call it after the puts have completed.
+// which cannot pass the writes ahead of it at the target ([ORDERING]
+// IV.A: under relaxed ordering the runtime must do additional work to make
+// a put globally complete). Call it after the puts have completed.
 func (e *Engine) Flush() error {
 	if len(e.unflushed) == 0 {
 		return nil
