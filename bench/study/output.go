@@ -287,9 +287,7 @@ const Schema = "gopgas/pgasbench/ordering-study/v1"
 
 // Record is the study's JSON object; docs/pgasbench.md documents it.
 type Record struct {
-	Schema    string        `json:"schema"`
-	Tool      string        `json:"tool"`
-	Version   string        `json:"version"`
+	report.Header
 	Conduit   string        `json:"conduit"`
 	Simulated bool          `json:"simulated"`
 	TimeBase  string        `json:"time_base"`
@@ -393,7 +391,7 @@ func (r *Results) NewRecord() *Record {
 		}
 		return out
 	}
-	rec := &Record{Schema: Schema, Tool: report.Tool, Version: report.Version, Conduit: r.Conduit, Simulated: r.Simulated,
+	rec := &Record{Header: report.NewHeader(Schema), Conduit: r.Conduit, Simulated: r.Simulated,
 		TimeBase: r.timeBase(), Op: c.Op.String(), Nodes: c.Nodes,
 		Setup: SetupRecord{Orderings: []string{}, PPN: c.PPN, Sizes: orEmpty(c.Sizes), Mechanisms: names(c.Mechanisms), PPNs: orEmpty(c.PPNs),
 			SweepSizes: orEmpty(c.SweepSizes), SweepMechanisms: names(c.SweepMechanisms), Iterations: c.Iterations, Warmup: c.Warmup,
