@@ -543,19 +543,21 @@ func (r *Results) Figures() []NamedFigure {
 	return out
 }
 
+// bySize and byPPN are a curve's bandwidths against its points' message
+// sizes or PEs per node.
 func bySize(name string, cv Curve) report.Series {
-	s := report.Series{Name: name}
-	for _, p := range cv.Points {
-		s.X = append(s.X, float64(p.Size))
-		s.Y = append(s.Y, p.Bandwidth)
-	}
-	return s
+	return bandwidths(name, cv, func(p Point) int { return p.Size })
 }
 
 func byPPN(name string, cv Curve) report.Series {
+	return bandwidths(name, cv, func(p Point) int { return p.PPN })
+}
+
+// bandwidths is a curve's bandwidths against x of its points.
+func bandwidths(name string, cv Curve, x func(Point) int) report.Series {
 	s := report.Series{Name: name}
 	for _, p := range cv.Points {
-		s.X = append(s.X, float64(p.PPN))
+		s.X = append(s.X, float64(x(p)))
 		s.Y = append(s.Y, p.Bandwidth)
 	}
 	return s
