@@ -1,34 +1,3 @@
-// Package smp is the real shared-memory backend: every PE is a goroutine of
-// one process, segments are ordinary memory, and puts, gets and atomics are
-// real memory operations (atomics with sync/atomic on aligned words).
-//
-// A descriptor posted with Post is executed at once by the posting
-// goroutine, and its completion event is queued for the next PollLocalCQ:
-// the network path of the runtime therefore runs for real, only faster.
-// Peers' segments are also offered for direct load/store (Caps.DirectAccess),
-// which the runtime uses instead of Post unless told not to, as GASNet uses
-// process-shared memory between PEs of one node.
-//
-// Short messages travel through one single-producer single-consumer ring per
-// (sender, receiver) pair, created when the sender first talks to the
-// receiver, and a two-level doorbell bitmap per receiver that tells it which
-// rings to look at: a message costs no lock and no allocation.
-//
-// A waiting PE spins briefly, then yields its processor to other
-// goroutines, then sleeps until what it waits for wakes it or a short timer
-// fires (see wait.go), so that a job with more PEs than processors, or on a
-// machine other programs load, slows down gently. A PE that changes a
-// peer's segment by load/store wakes it with Wake (conduit.Waker).
-//
-// When every PE still running has waited without any progress for
-// JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError. When
-// JobConfig.WallTimeLimit is positive, the job ends with a
-// *conduit.LimitError once it has run that long: every wait returns that
-// error. A PE busy outside the runtime (a pure compute loop) cannot be
-// interrupted; it learns of the end at its next runtime call.
-//
-// The backend registers as "smp". Its default job size is the number of
-// physical cores.
 package smp
 
 import (
