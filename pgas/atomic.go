@@ -126,10 +126,14 @@ func (pe *PE) amoOrder() conduit.OrderingMode {
 // amoBlocking performs an atomic and waits for it.
 func amoBlocking[T Word](pe *PE, name string, op conduit.AMOOp, p GPtr[T], operand, compare uint64, fetch bool) (T, error) {
 	width := uint8(unsafe.Sizeof(T(0)))
-	// Fast path: a relaxed atomic on a mapped segment is one instruction.
-	if pe.Accessor.mode == Relaxed && uint(p.PE) < uint(pe.size) && pe.heap.ok(p.Off, int64(width), p.gen) &&
-		p.Off%int64(width) == 0 && !pe.ended && !pe.eng.InPoll() && !pe.jobEnded() {
-		if seg := pe.eng.Direct(p.PE); seg != nil {
+	// Fast path: a relaxed atomic on an aligned word of a mapped segment
+	// is one instruction.
+	if p.Off%int64(width) == 0 {
+		seg := pe.Accessor.direct(p.PE, p.Off, int64(width), p.gen)
+		if seg == nil {
+			seg = pe.Accessor.directMiss(p.PE, p.Off, int64(width), p.gen)
+		}
+		if seg != nil {
 			old := conduit.ApplyAMO(seg[p.Off:], op, width, operand, compare)
 			pe.eng.Wake(p.PE)
 			return fromBits[T](old), nil

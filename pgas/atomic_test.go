@@ -11,35 +11,9 @@ import (
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// The atomic tests run over the three configurations of the transport:
-// direct load/store, the post-descriptor path, and the post-descriptor
-// path with registered local memory demanded.
-
-type amotConfig struct {
-	name string
-	cfg  pgas.Config
-}
-
-func amotConfigs(base pgas.Config) []amotConfig {
-	direct, network, reg := base, base, base
-	direct.Direct = pgas.On
-	network.Direct = pgas.Off
-	network.RequireRegistration = pgas.Off
-	reg.Direct = pgas.Off
-	reg.RequireRegistration = pgas.On
-	return []amotConfig{{"direct", direct}, {"network", network}, {"registration", reg}}
-}
-
-func amotEach(t *testing.T, base pgas.Config, prog func(pe *pgas.PE) error) {
-	t.Helper()
-	for _, c := range amotConfigs(base) {
-		t.Run(c.name, func(t *testing.T) {
-			if err := pgas.Run(c.cfg, prog); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
+// The atomic tests run over the three configurations of the transport
+// (eachPath): direct load/store, the post-descriptor path, and the
+// post-descriptor path with registered local memory demanded.
 
 func amotBase(pes int) pgas.Config {
 	return pgas.Config{PEs: pes, SegmentBytes: pgas.MinSegmentBytes}
@@ -98,18 +72,6 @@ func amotApply[T amotInt](op pgas.AtomicOp, old, v T) T {
 
 var amotIntOps = []pgas.AtomicOp{pgas.AtomicAdd, pgas.AtomicAnd, pgas.AtomicOr, pgas.AtomicXor, pgas.AtomicSwap, pgas.AtomicMin, pgas.AtomicMax}
 
-func amotTestLoop(h pgas.Handle) error {
-	for i := 0; ; i++ {
-		ok, err := h.Test()
-		if err != nil || ok {
-			return err
-		}
-		if i > 1e7 {
-			return errors.New("Test never reported completion")
-		}
-	}
-}
-
 // amotIntSemantics checks every operation on T for every pair of
 // interesting values, through every form of the API, on the word at index
 // base+1 of an array on target (at offset 4 mod 8 for 32-bit T, base being
@@ -157,7 +119,7 @@ func amotIntSemantics[T amotInt](pe *pgas.PE, a pgas.Array[T], target, base int,
 				case 3:
 					var h pgas.Handle
 					if h, err = pgas.AtomicNB(pe, op, p, v); err == nil {
-						err = amotTestLoop(h)
+						err = testLoop(h)
 					}
 					fetched = false
 				}
@@ -271,7 +233,7 @@ func amotRunInt[T amotInt](pe *pgas.PE) error {
 // int64, uint32 and uint64 words with exact results, signed and unsigned
 // min and max included.
 func TestAtomicIntegerSemantics(t *testing.T) {
-	amotEach(t, amotBase(2), func(pe *pgas.PE) error {
+	eachPath(t, amotBase(2), func(pe *pgas.PE) error {
 		if err := amotRunInt[int32](pe); err != nil {
 			return err
 		}
@@ -300,7 +262,7 @@ func TestAtomicIntegerSemantics(t *testing.T) {
 // TestAtomicSignedUnsigned pins down the cases where signed and unsigned
 // minimum and maximum differ.
 func TestAtomicSignedUnsigned(t *testing.T) {
-	amotEach(t, amotBase(2), func(pe *pgas.PE) error {
+	eachPath(t, amotBase(2), func(pe *pgas.PE) error {
 		i32, err := pgas.NewArray[int32](pe, 2)
 		if err != nil {
 			return err
@@ -383,7 +345,7 @@ func amotStoreOp[T amotInt](pe *pgas.PE, p pgas.GPtr[T], init T, op pgas.AtomicO
 // float64 words, and that the integer-only operations are refused.
 func TestAtomicFloat64(t *testing.T) {
 	vals := []float64{0, 1.5, -2.25, 3.0e-300, 1e300, -7, math.Inf(1), math.Copysign(0, -1), 0.1}
-	amotEach(t, amotBase(2), func(pe *pgas.PE) error {
+	eachPath(t, amotBase(2), func(pe *pgas.PE) error {
 		a, err := pgas.NewArray[float64](pe, 8)
 		if err != nil {
 			return err
@@ -426,7 +388,7 @@ func TestAtomicFloat64(t *testing.T) {
 						{"AtomicNB add", old + v, func() (float64, bool, error) {
 							h, err := pgas.AtomicNB(pe, pgas.AtomicAdd, p, v)
 							if err == nil {
-								err = amotTestLoop(h)
+								err = testLoop(h)
 							}
 							return 0, false, err
 						}},
@@ -509,7 +471,7 @@ func TestAtomicFloat64(t *testing.T) {
 // TestAtomicErrors: misaligned, out-of-range and unknown atomics are
 // refused with the right sentinel.
 func TestAtomicErrors(t *testing.T) {
-	amotEach(t, amotBase(2), func(pe *pgas.PE) error {
+	eachPath(t, amotBase(2), func(pe *pgas.PE) error {
 		off, err := pe.Alloc(64, 0)
 		if err != nil {
 			return err
@@ -574,7 +536,7 @@ type amotWords struct {
 func TestAtomicContention(t *testing.T) {
 	const pes, iters = 4, 250
 	tickets := make([][]int64, pes)
-	amotEach(t, amotBase(pes), func(pe *pgas.PE) error {
+	eachPath(t, amotBase(pes), func(pe *pgas.PE) error {
 		me := pe.Rank()
 		var w amotWords
 		var err error
@@ -748,7 +710,7 @@ func TestAtomicContentionStrict(t *testing.T) {
 	const pes, iters = 3, 120
 	base := amotBase(pes)
 	base.Access = pgas.Strict
-	amotEach(t, base, func(pe *pgas.PE) error {
+	eachPath(t, base, func(pe *pgas.PE) error {
 		a, err := pgas.NewArray[uint64](pe, 2)
 		if err != nil {
 			return err

@@ -6,7 +6,6 @@ package pgas_test
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -489,7 +488,7 @@ func TestConfigInvalidEnv(t *testing.T) {
 			_, ran, err := cfgtResolve(t, pgas.Config{Env: cfgtEnv(env)})
 			if tc.bug != "" {
 				t.Logf("got: %v", err)
-				cfgtKnownBug(t, tc.bug)
+				knownBug(t, tc.bug)
 			}
 			cfgtCheckRejected(t, ran, err, tc.env, tc.value, s.Allowed)
 		})
@@ -517,7 +516,7 @@ func TestConfigEnvZeroValues(t *testing.T) {
 			seen, _, err := cfgtResolve(t, pgas.Config{Env: cfgtEnv(env)})
 			if tc.bug != "" {
 				t.Logf("got: %v", err)
-				cfgtKnownBug(t, tc.bug)
+				knownBug(t, tc.bug)
 			}
 			require.NoError(t, err)
 			tc.check(t, seen)
@@ -618,7 +617,7 @@ func TestConfigCrossField(t *testing.T) {
 			_, ran, err := cfgtResolve(t, cfg)
 			if tc.bug != "" {
 				t.Logf("got: %v", err)
-				cfgtKnownBug(t, tc.bug)
+				knownBug(t, tc.bug)
 			}
 			want := tc.want
 			if tc.names != "" {
@@ -718,16 +717,6 @@ func TestConfigRunNilProgram(t *testing.T) {
 	err := pgas.Run(pgas.Config{PEs: 1, Env: cfgtEnv(cfgtBaseEnv)}, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nil program")
-}
-
-// cfgtKnownBug skips a test of a known bug, unless GOPGAS_RUN_KNOWN_BUGS is
-// set (to check a fix).
-func cfgtKnownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("GOPGAS_RUN_KNOWN_BUGS") == "" {
-		t.Skip("BUG: " + what)
-	}
-	t.Log("known bug, run anyway: " + what)
 }
 
 // A bad PGAS_OPTIONS names the item that is wrong.

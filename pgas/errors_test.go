@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,16 +27,6 @@ const (
 	errtElems    = 16
 	errtTail     = 4096
 )
-
-// errtKnownBug skips a test of a known bug, unless GOPGAS_RUN_KNOWN_BUGS is
-// set (to check a fix).
-func errtKnownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("GOPGAS_RUN_KNOWN_BUGS") == "" {
-		t.Skip("BUG: " + what)
-	}
-	t.Log("known bug, run anyway: " + what)
-}
 
 // errtConfig is a small job. The stall timeout is short so that a case that
 // hangs by mistake fails as a deadlock instead of blocking the test run.
@@ -223,7 +212,7 @@ func errtRunJob(t *testing.T, cfg pgas.Config, prog func(f *errtFixture, run fun
 				o := results[r][i]
 				if o.c.bug != "" {
 					t.Logf("PE %d got: %v (panic: %v)", r, o.err, o.panicked)
-					errtKnownBug(t, o.c.bug)
+					knownBug(t, o.c.bug)
 				}
 				if o.panicked != nil {
 					t.Errorf("PE %d: %s panicked: %v", r, o.c.name, o.panicked)
@@ -1488,7 +1477,7 @@ func TestBadInputAfterEnd(t *testing.T) {
 			}()
 			if c.bug != "" {
 				t.Logf("got: %v (panic: %v)", err, panicked)
-				errtKnownBug(t, c.bug)
+				knownBug(t, c.bug)
 			}
 			require.Nil(t, panicked, "panicked")
 			errtCheck(t, 0, errtCase{name: c.name, op: c.op, is: pgas.ErrEnded, want: []string{"returned"}, amLayer: strings.HasPrefix(c.name, "AM")}, err)

@@ -31,8 +31,8 @@ func TestWallTimeLimit(t *testing.T) {
 	// Every PE polls, with blocking gets, a word of its neighbour that
 	// nobody writes: each get completes, so no PE ever waits long and no
 	// deadlock can be seen.
-	strict := rmatConfig{"strict", pgas.Config{Conduit: "smp", PEs: 3, Access: pgas.Strict}}
-	for _, c := range append(rmatConfigs(pgas.Config{Conduit: "smp", PEs: 3}), strict) {
+	strict := pathConfig{"strict", pgas.Config{Conduit: "smp", PEs: 3, Access: pgas.Strict}}
+	for _, c := range append(pathConfigs(pgas.Config{Conduit: "smp", PEs: 3}), strict) {
 		t.Run("polling gets/"+c.name, func(t *testing.T) {
 			start := time.Now()
 			err := pgas.Run(c.cfg, func(pe *pgas.PE) error {

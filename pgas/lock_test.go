@@ -11,26 +11,11 @@ import (
 
 // Tests of the MCS global lock of lock.go.
 
-// locktSetups are the configurations the lock runs under: direct
-// load/store, everything through Post, and Post with registered local
-// memory demanded.
-var locktSetups = []struct {
-	name string
-	cfg  func(pes int) pgas.Config
-}{
-	{"direct", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.On}
-	}},
-	{"post", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.Off}
-	}},
-	{"post+reg", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.Off, RequireRegistration: pgas.On}
-	}},
-	{"strict", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.On, Access: pgas.Strict}
-	}},
-}
+// locktSetups are the configurations the lock runs under: those of
+// pathSetups, and direct load/store in strict mode.
+var locktSetups = append(pathSetups[:len(pathSetups):len(pathSetups)], pathSetup{"strict", func(n int) pgas.Config {
+	return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.On, Access: pgas.Strict}
+}})
 
 // locktSpin does local work depending on (a, b), so that PEs hold the lock
 // and contend for it in varying patterns.

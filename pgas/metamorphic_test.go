@@ -605,16 +605,6 @@ func (x *metatExec) spans(op *metatOp) []pgas.Span {
 	return out
 }
 
-func metatSplit(b []byte, lens []int) [][]byte {
-	out := make([][]byte, len(lens))
-	o := 0
-	for i, n := range lens {
-		out[i] = b[o : o+n : o+n]
-		o += n
-	}
-	return out
-}
-
 // data runs a put or get; region tells that it belongs to an access region
 // (whose handle the caller collects).
 func (x *metatExec) dataOp(op *metatOp, region bool) error {
@@ -641,7 +631,7 @@ func (x *metatExec) dataOp(op *metatOp, region bool) error {
 			err = a.GetNBI(op.target, off, buf)
 		}
 	case metatVector:
-		spans, bufs := x.spans(op), metatSplit(buf, op.vlens)
+		spans, bufs := x.spans(op), cutBuffers(buf, op.vlens)
 		switch {
 		case op.comp == metatBlocking && put:
 			err = a.PutV(op.target, spans, bufs)
@@ -1088,22 +1078,13 @@ var metatBase = pgas.Config{
 }
 
 func TestMetamorphic(t *testing.T) {
-	direct, network, reg := metatBase, metatBase, metatBase
-	direct.Direct = pgas.On
-	network.Direct = pgas.Off
-	network.RequireRegistration = pgas.Off
-	reg.Direct = pgas.Off
-	reg.RequireRegistration = pgas.On
-	// The simulated Gemini must give the same results, in each network
-	// ordering mode.
+	// The three configurations of the transport, and the simulated Gemini,
+	// which must give the same results in each network ordering mode.
 	gemDefault, gemRelaxed := metatBase, metatBase
 	gemDefault.Conduit, gemRelaxed.Conduit = "gemini", "gemini"
 	gemDefault.PEsPerNode, gemRelaxed.PEsPerNode = 2, 2
 	gemRelaxed.Ordering = pgas.OrderRelaxed
-	for _, c := range []struct {
-		name string
-		cfg  pgas.Config
-	}{{"direct", direct}, {"network", network}, {"registration", reg}, {"gemini", gemDefault}, {"gemini-relaxed", gemRelaxed}} {
+	for _, c := range append(pathConfigs(metatBase), pathConfig{"gemini", gemDefault}, pathConfig{"gemini-relaxed", gemRelaxed}) {
 		t.Run(c.name, func(t *testing.T) {
 			var total metatStats
 			runs := 0

@@ -84,12 +84,17 @@ func (a Accessor) begin(op string, target int, blocking bool) error {
 // issue starts the pieces on op.
 func (a Accessor) issue(op *transport.Op, put bool, target int, ps []piece) error {
 	pe := a.pe
-	strictDirect := a.mode == Strict && pe.eng.Direct(target) != nil
+	// A strict access to a mapped segment, checked by now, is copied here
+	// word by word; a relaxed one leaves the shortcut to the engine.
+	var strict []byte
+	if a.mode == Strict {
+		strict = pe.eng.Direct(target)
+	}
 	for _, p := range ps {
 		var err error
 		switch {
-		case strictDirect:
-			strictCopy(pe.eng.Direct(target), p.off, p.local, put)
+		case strict != nil:
+			transport.CopyStrict(strict, p.off, p.local, put)
 			if put {
 				pe.eng.Wake(target)
 			}
@@ -158,35 +163,57 @@ func (a Accessor) one(op string, target int, off int64, buf []byte, blocking boo
 	return append(ps, piece{off, buf}), nil
 }
 
+// The load/store shortcut: an access to a peer whose segment the backend
+// maps is a plain copy instead of a posted descriptor. Whether the target
+// can be reached so is the engine's test (transport.Engine.Direct, which
+// reads the table DirectSegments returns). An access the runtime has not
+// checked yet is decided here, in two tiers of one predicate: direct
+// answers on the allocation the last check found, which is all a run of
+// accesses to one allocation needs, and directMiss answers for any
+// access. A caller asks direct first and, when it says no, directMiss,
+// before it takes the general path. Accesses that have been checked (the
+// handle, composite and strict forms) meet the shortcut inside the
+// engine's Put, Get and AMO, or, strict ones, in issue, which copies whole
+// words.
+
 // direct returns target's segment when a relaxed access to [off, off+n)
 // of an allocation of generation gen (0: any live one) can be done at once
-// by load/store, and nil when it must take the general path (which also
-// reports any error). It is inlined: it only looks at the allocation the
-// last check found, and directMiss looks further.
+// by load/store, judging by the allocation the last check found, and nil
+// when directMiss must decide. Besides the engine's answer for the target,
+// the access must be relaxed (the zero Accessor, whose PE is nil, is not),
+// lie inside that allocation, and come from a PE that is not in an
+// active-message handler and whose job has not ended. It is the fast
+// path's test, so it calls nothing that is not inlined, and it reads the
+// engine's table itself, in the order measured to be the cheapest.
 func (a Accessor) direct(target int, off, n int64, gen uint64) []byte {
-	if a.mode != Relaxed { // the zero Accessor (no PE) included
+	if a.mode != Relaxed {
 		return nil
 	}
 	pe := a.pe
 	segs := pe.eng.DirectSegments() // nil unless the backend maps segments
-	// An ended PE's heap hits nothing (heap.close): its accesses take the
-	// general path, which reports the end.
+	// An ended PE's heap hits nothing (heap.close), so this need not look
+	// at the end of the PE's program; directMiss does.
 	if uint(target) >= uint(len(segs)) || !pe.heap.hits(off, n, gen) || pe.eng.InPoll() || pe.jobEnded() {
 		return nil
 	}
 	return segs[target]
 }
 
-// directMiss is direct after a miss: it checks the range against every
+// directMiss is direct for any access: it checks the range against every
 // live allocation (remembering the one found, for the next access), or
-// takes the caller's word for it (checkedGen).
+// takes the caller's word for it (checkedGen), and looks at the end of the
+// PE's program. nil means that the access takes the general path, which
+// also reports whatever is wrong with it.
 func (a Accessor) directMiss(target int, off, n int64, gen uint64) []byte {
-	pe := a.pe
-	if a.mode != Relaxed || uint(target) >= uint(pe.size) || pe.eng.Direct(target) == nil || pe.ended || pe.eng.InPoll() || pe.jobEnded() ||
-		n < 0 || !pe.heap.ok(off, n, gen) {
+	if a.mode != Relaxed {
 		return nil
 	}
-	return pe.eng.Direct(target)
+	pe := a.pe
+	seg := pe.eng.Direct(target)
+	if seg == nil || pe.ended || pe.eng.InPoll() || pe.jobEnded() || n < 0 || !pe.heap.ok(off, n, gen) {
+		return nil
+	}
+	return seg
 }
 
 // Put copies src to target's segment at off.
@@ -210,7 +237,7 @@ func (a Accessor) put(name string, target int, off int64, src []byte, gen uint64
 	return a.putSlow(name, target, off, src, gen)
 }
 
-// putSlow is put once the fast path failed.
+// putSlow is put once direct said no.
 func (a Accessor) putSlow(name string, target int, off int64, src []byte, gen uint64) error {
 	if seg := a.directMiss(target, off, int64(len(src)), gen); seg != nil {
 		copy(seg[off:], src)
@@ -242,7 +269,7 @@ func (a Accessor) get(name string, target int, off int64, dst []byte, gen uint64
 	return a.getSlow(name, target, off, dst, gen)
 }
 
-// getSlow is get once the fast path failed.
+// getSlow is get once direct said no.
 func (a Accessor) getSlow(name string, target int, off int64, dst []byte, gen uint64) error {
 	if seg := a.directMiss(target, off, int64(len(dst)), gen); seg != nil {
 		copy(dst, seg[off:])

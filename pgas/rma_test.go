@@ -14,37 +14,9 @@ import (
 )
 
 // Every test of this file runs over the three configurations of the
-// transport: direct load/store, the post-descriptor path, and the
+// transport (eachPath): direct load/store, the post-descriptor path, and the
 // post-descriptor path with registered local memory demanded (so that the
 // bounce and registration paths run).
-
-type rmatConfig struct {
-	name string
-	cfg  pgas.Config
-}
-
-func rmatConfigs(base pgas.Config) []rmatConfig {
-	direct, network, reg := base, base, base
-	direct.Direct = pgas.On
-	direct.RequireRegistration = pgas.Off
-	network.Direct = pgas.Off
-	network.RequireRegistration = pgas.Off
-	reg.Direct = pgas.Off
-	reg.RequireRegistration = pgas.On
-	return []rmatConfig{{"direct", direct}, {"network", network}, {"registration", reg}}
-}
-
-// rmatEach runs prog as a job in every configuration, one subtest each.
-func rmatEach(t *testing.T, base pgas.Config, prog func(pe *pgas.PE) error) {
-	t.Helper()
-	for _, c := range rmatConfigs(base) {
-		t.Run(c.name, func(t *testing.T) {
-			if err := pgas.Run(c.cfg, prog); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
 
 // rmatGen fills b with pseudo-random bytes determined by seed
 // (splitmix64, eight bytes at a time).
@@ -261,18 +233,6 @@ func (m rmatMethod) String() string {
 	return [...]string{"blocking", "nb+wait", "nb+test", "nbi+sync"}[m]
 }
 
-func rmatTestLoop(h pgas.Handle) error {
-	for i := 0; ; i++ {
-		ok, err := h.Test()
-		if err != nil || ok {
-			return err
-		}
-		if i > 1e7 {
-			return errors.New("Test never reported completion")
-		}
-	}
-}
-
 func rmatPut(pe *pgas.PE, m rmatMethod, target int, off int64, src []byte) error {
 	switch m {
 	case rmatBlocking:
@@ -285,7 +245,7 @@ func rmatPut(pe *pgas.PE, m rmatMethod, target int, off int64, src []byte) error
 		if m == rmatNBWait {
 			return h.Wait()
 		}
-		return rmatTestLoop(h)
+		return testLoop(h)
 	default:
 		if err := pe.PutNBI(target, off, src); err != nil {
 			return err
@@ -306,7 +266,7 @@ func rmatGet(pe *pgas.PE, m rmatMethod, target int, off int64, dst []byte) error
 		if m == rmatNBWait {
 			return h.Wait()
 		}
-		return rmatTestLoop(h)
+		return testLoop(h)
 	default:
 		if err := pe.GetNBI(target, off, dst); err != nil {
 			return err
@@ -320,7 +280,7 @@ func rmatGet(pe *pgas.PE, m rmatMethod, target int, off int64, dst []byte) error
 // segment and outside it, with every completion method, and checks both the
 // bytes and the transport path each transfer took.
 func TestRMASizes(t *testing.T) {
-	rmatEach(t, rmatSizeBase, func(pe *pgas.PE) error {
+	eachPath(t, rmatSizeBase, func(pe *pgas.PE) error {
 		const area = 4*rmatMiB + 64
 		m := rmatModelOf(pe)
 		remote, err := pe.Alloc(area, 0)
@@ -437,7 +397,7 @@ func rmatBase(pes int) pgas.Config {
 // WaitSome, and the rules of spent handles.
 func TestRMANonBlocking(t *testing.T) {
 	sizes := []int{1, 8, 33, 500, 513, 1025, 4097, 9000, 3, 16, 2048, 77}
-	rmatEach(t, rmatBase(3), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(3), func(pe *pgas.PE) error {
 		const area = 64 * rmatKiB
 		me, p := pe.Rank(), pe.Size()
 		right, left := (me+1)%p, (me+p-1)%p
@@ -522,7 +482,7 @@ func TestRMANonBlocking(t *testing.T) {
 			case 0:
 				err = hs[i].Wait()
 			case 1:
-				err = rmatTestLoop(hs[i])
+				err = testLoop(hs[i])
 			}
 			if err != nil {
 				return err
@@ -598,7 +558,7 @@ func TestRMANonBlocking(t *testing.T) {
 // them: SyncNBIPuts, SyncNBIGets, SyncNBI, Quiet and Barrier.
 func TestRMANBI(t *testing.T) {
 	sizes := []int{1, 8, 31, 32, 33, 600, 1024, 1025, 5000, 12345}
-	rmatEach(t, rmatBase(3), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(3), func(pe *pgas.PE) error {
 		const area = 32 * rmatKiB
 		me, p := pe.Rank(), pe.Size()
 		right, left := (me+1)%p, (me+p-1)%p
@@ -745,7 +705,7 @@ func TestRMAManyNBI(t *testing.T) {
 	const count = 10000
 	base := rmatBase(2)
 	base.NumPD = 4096
-	rmatEach(t, base, func(pe *pgas.PE) error {
+	eachPath(t, base, func(pe *pgas.PE) error {
 		me, peer := pe.Rank(), 1-pe.Rank()
 		area, err := pe.Alloc(max(8*count, 2000*300), 0)
 		if err != nil {
@@ -848,7 +808,7 @@ func TestRMAManyNBI(t *testing.T) {
 // TestRMAZeroLength: empty transfers of every form complete and change
 // nothing.
 func TestRMAZeroLength(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		peer := 1 - pe.Rank()
 		off, err := pe.Alloc(64, 0)
 		if err != nil {
@@ -900,7 +860,7 @@ func TestRMAZeroLength(t *testing.T) {
 // between BeginRegion and EndRegion complete through one Handle.
 func TestRMARegion(t *testing.T) {
 	sizes := []int{1, 16, 32, 33, 700, 1500, 6000}
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		const area = 16 * rmatKiB
 		me, peer := pe.Rank(), 1-pe.Rank()
 		in, err := pe.Alloc(area, 0)
@@ -950,7 +910,7 @@ func TestRMARegion(t *testing.T) {
 				return fmt.Errorf("EndRegion without a region: %v, want ErrArgument", err)
 			}
 			if useTest {
-				err = rmatTestLoop(h)
+				err = testLoop(h)
 			} else {
 				err = h.Wait()
 			}
@@ -1055,21 +1015,10 @@ func rmatSplit(r *rmatRand, total, k int) []int {
 	return lens
 }
 
-// rmatBuffers cuts buf into pieces of the given lengths.
-func rmatBuffers(buf []byte, lens []int) [][]byte {
-	out := make([][]byte, len(lens))
-	o := 0
-	for i, n := range lens {
-		out[i] = buf[o : o+n : o+n]
-		o += n
-	}
-	return out
-}
-
 // TestRMAVector covers PutV/GetV and their NB forms with local pieces that
 // do not line up with the remote spans.
 func TestRMAVector(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		const area = 64 * rmatKiB
 		me, peer := pe.Rank(), 1-pe.Rank()
 		remote, err := pe.Alloc(area, 0)
@@ -1125,7 +1074,7 @@ func TestRMAVector(t *testing.T) {
 			} else {
 				flat = make([]byte, total)
 			}
-			dst := rmatBuffers(flat, lens)
+			dst := cutBuffers(flat, lens)
 			if nb {
 				var h pgas.Handle
 				h, err = pe.GetVNB(peer, spans, dst)
@@ -1152,7 +1101,7 @@ func TestRMAVector(t *testing.T) {
 			// PutV writes a fresh pattern to the peer's spans.
 			data := rmatPattern(int(total), uint64(trial*10+me+5))
 			copy(flat, data)
-			src := rmatBuffers(flat, lens)
+			src := cutBuffers(flat, lens)
 			if nb {
 				var h pgas.Handle
 				h, err = pe.PutVNB(peer, spans, src)
@@ -1199,7 +1148,7 @@ func TestRMAVector(t *testing.T) {
 // TestRMAIndexed covers PutIndexed/GetIndexed and their NB forms: blocks at
 // listed offsets, in any order.
 func TestRMAIndexed(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		const area = 64 * rmatKiB
 		me, peer := pe.Rank(), 1-pe.Rank()
 		remote, err := pe.Alloc(area, 0)
@@ -1344,7 +1293,7 @@ func TestRMAStrided(t *testing.T) {
 		{[]int64{9, 2, 3, 2}, []int64{11, 30, 100}, []int64{10, 20, 70}},
 		{[]int64{1100, 2, 2}, []int64{1200, 2500}, []int64{1101, 2300}},
 	}
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		const area = 32 * rmatKiB
 		me, peer := pe.Rank(), 1-pe.Rank()
 		remote, err := pe.Alloc(area, 0)
@@ -1732,7 +1681,7 @@ func rmatArray[T comparable](pe *pgas.PE, val func(rank, step, i int) T) error {
 // TestRMAArrayTyped covers the typed forms of Array for int64, float64 and a
 // struct.
 func TestRMAArrayTyped(t *testing.T) {
-	rmatEach(t, rmatBase(3), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(3), func(pe *pgas.PE) error {
 		if err := rmatArray(pe, func(r, s, i int) int64 {
 			return int64(r+1)*1_000_003 - int64(s)*7919*int64(i+1) - 1<<40
 		}); err != nil {
@@ -1760,7 +1709,7 @@ func TestRMAArrayTyped(t *testing.T) {
 // every path.
 func TestRMAStrict(t *testing.T) {
 	sizes := []int{1, 12, 13, 40, 1032, 5000, 20000}
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		const area = 64 * rmatKiB
 		me, peer := pe.Rank(), 1-pe.Rank()
 		remote, err := pe.Alloc(area, 0)
@@ -1923,7 +1872,7 @@ func TestRMAStrictMessagePassing(t *testing.T) {
 	for _, ord := range []pgas.Ordering{pgas.OrderDefault, pgas.OrderRelaxed} {
 		base.Ordering = ord
 		t.Run(fmt.Sprint(ord), func(t *testing.T) {
-			rmatEach(t, base, func(pe *pgas.PE) error {
+			eachPath(t, base, func(pe *pgas.PE) error {
 				const host = 2
 				strict := pe.With(pgas.Strict)
 				data, err := pe.Alloc(32*rmatKiB, 0)
@@ -2038,7 +1987,7 @@ func TestRMAStrictMessagePassing(t *testing.T) {
 
 // TestRMAErrors: bad ranks and ranges are reported, never panic.
 func TestRMAErrors(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		seg := pe.Config().SegmentBytes
 		buf := make([]byte, 16)
 		checks := []struct {
@@ -2077,7 +2026,7 @@ func TestRMAErrors(t *testing.T) {
 // TestRMAWaitSomeDuplicate: a handle listed twice in WaitSome is completed
 // once; the handles issued afterwards stay independent.
 func TestRMAWaitSomeDuplicate(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		me, peer := pe.Rank(), 1-pe.Rank()
 		off, err := pe.Alloc(64, 0)
 		if err != nil {
@@ -2165,7 +2114,7 @@ func TestRMACutoverExtremes(t *testing.T) {
 			base := lim.cfg
 			base.PEs = 2
 			base.SegmentBytes = 2 * rmatMiB
-			rmatEach(t, base, func(pe *pgas.PE) error {
+			eachPath(t, base, func(pe *pgas.PE) error {
 				me, peer := pe.Rank(), 1-pe.Rank()
 				m := rmatModelOf(pe)
 				offs := make([]int64, len(sizes))
@@ -2228,7 +2177,7 @@ func TestRMACutoverExtremes(t *testing.T) {
 // remote range (a PE moving bytes within its own segment) behaves like
 // copy, the same in every configuration.
 func TestRMAOverlappingLocal(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		me := pe.Rank()
 		off, err := pe.Alloc(4096, 0)
 		if err != nil {
@@ -2271,7 +2220,7 @@ func TestRMAOverlappingLocal(t *testing.T) {
 // TestRMAStridedLocalStrideZero: a strided put may read one local row for
 // every remote row (local stride 0), however many rows there are.
 func TestRMAStridedLocalStrideZero(t *testing.T) {
-	rmatEach(t, rmatBase(2), func(pe *pgas.PE) error {
+	eachPath(t, rmatBase(2), func(pe *pgas.PE) error {
 		me, peer := pe.Rank(), 1-pe.Rank()
 		off, err := pe.Alloc(256, 0)
 		if err != nil {

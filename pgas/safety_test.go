@@ -196,7 +196,7 @@ func TestReservedAreaRefused(t *testing.T) {
 // synchronising.
 func TestReservedAreaKeepsBarriers(t *testing.T) {
 	const rounds = 20
-	for _, c := range rmatConfigs(pgas.Config{PEs: 2, SegmentBytes: 1 << 20}) {
+	for _, c := range pathConfigs(pgas.Config{PEs: 2, SegmentBytes: 1 << 20}) {
 		t.Run(c.name, func(t *testing.T) {
 			err := errtRun(t, 60*time.Second, c.cfg, func(pe *pgas.PE) error {
 				a, err := pgas.NewArray[int64](pe, 1)

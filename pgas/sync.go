@@ -1,11 +1,6 @@
 package pgas
 
-import (
-	"encoding/binary"
-	"fmt"
-
-	"github.com/gopgas/gopgas/internal/transport"
-)
+import "fmt"
 
 // Quiet completes every outstanding operation of the PE (implicit-handle
 // ones, those of live handles, and the runtime's own) and makes its puts
@@ -67,42 +62,4 @@ func (pe *PE) pollFaults() (int, error) {
 		pe.fault = fmt.Errorf("a barrier signal failed: %w", err)
 	}
 	return 0, pe.fault
-}
-
-// strictCopy moves data between a local buffer and a directly mapped
-// segment for a strict access: whole aligned words atomically, so that a
-// strict access is never torn and is sequentially consistent with other
-// PEs' strict accesses to the same words.
-func strictCopy(seg []byte, off int64, local []byte, put bool) {
-	n := int64(len(local))
-	width := int64(8)
-	if off%8 != 0 || n%8 != 0 {
-		width = 4
-	}
-	if off%width != 0 || n%width != 0 {
-		if put {
-			copy(seg[off:], local)
-		} else {
-			copy(local, seg[off:off+n])
-		}
-		return
-	}
-	for i := int64(0); i < n; i += width {
-		if put {
-			var v uint64
-			if width == 8 {
-				v = binary.NativeEndian.Uint64(local[i:])
-			} else {
-				v = uint64(binary.NativeEndian.Uint32(local[i:]))
-			}
-			transport.StoreWord(seg, off+i, int(width), v)
-			continue
-		}
-		v := transport.LoadWord(seg, off+i, int(width))
-		if width == 8 {
-			binary.NativeEndian.PutUint64(local[i:], v)
-		} else {
-			binary.NativeEndian.PutUint32(local[i:], uint32(v))
-		}
-	}
 }

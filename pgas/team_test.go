@@ -16,26 +16,6 @@ import (
 // phase) on the world and on sub-teams, Destroy and the reuse of team
 // slots.
 
-// teamtSetup is a configuration the barrier tests run under.
-type teamtSetup struct {
-	name string
-	cfg  func(pes int) pgas.Config
-}
-
-// teamtSetups: direct load/store, everything through Post, and Post with
-// registered local memory demanded (the barrier's epoch buffer bounces).
-var teamtSetups = []teamtSetup{
-	{"direct", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.On}
-	}},
-	{"post", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.Off}
-	}},
-	{"post+reg", func(n int) pgas.Config {
-		return pgas.Config{PEs: n, SegmentBytes: pgas.MinSegmentBytes, Direct: pgas.Off, RequireRegistration: pgas.On}
-	}},
-}
-
 // teamtBusy does an amount of local work that depends on (a, b, c), so
 // that PEs arrive at a synchronisation point in varying orders without
 // sleeping.
@@ -428,7 +408,7 @@ func TestTeamDestroyErrors(t *testing.T) {
 // and reused in varying positions. Each new team's barriers must still
 // synchronise: the flags of the slot's previous team hold its epochs.
 func TestTeamSlotReuse(t *testing.T) {
-	for _, s := range teamtSetups {
+	for _, s := range pathSetups {
 		for _, n := range map[string][]int{"direct": {2, 5}, "post": {5}, "post+reg": {3}}[s.name] {
 			t.Run(fmt.Sprintf("%s/PEs=%d", s.name, n), func(t *testing.T) {
 				err := pgas.Run(s.cfg(n), func(pe *pgas.PE) error {
@@ -567,7 +547,7 @@ func TestTeamExhaustSlots(t *testing.T) {
 // PE leaves BarrierWait before every member has notified, and a put issued
 // before BarrierNotify is visible after BarrierWait.
 func TestTeamSplitPhase(t *testing.T) {
-	for _, s := range teamtSetups {
+	for _, s := range pathSetups {
 		for _, n := range map[string][]int{"direct": {1, 2, 3, 5, 8}, "post": {2, 5}, "post+reg": {3}}[s.name] {
 			t.Run(fmt.Sprintf("%s/PEs=%d", s.name, n), func(t *testing.T) {
 				err := pgas.Run(s.cfg(n), func(pe *pgas.PE) error {
@@ -651,7 +631,7 @@ func TestTeamSplitPhase(t *testing.T) {
 // PE sees no peer's flag behind, and none further ahead than the next
 // barrier the two share.
 func TestTeamManyBarriers(t *testing.T) {
-	for _, s := range teamtSetups {
+	for _, s := range pathSetups {
 		for _, n := range map[string][]int{"direct": {2, 8}, "post": {5}, "post+reg": {3}}[s.name] {
 			t.Run(fmt.Sprintf("%s/PEs=%d", s.name, n), func(t *testing.T) {
 				err := pgas.Run(s.cfg(n), func(pe *pgas.PE) error {

@@ -16,13 +16,25 @@ import (
 // Schema identifies the JSON record of one benchmark run.
 const Schema = "gopgas/pgasbench/run/v1"
 
+// Header opens every JSON record pgasbench writes: which record it is
+// (its schema) and the tool and version that wrote it. The records embed
+// it, so that its fields come first.
+type Header struct {
+	Schema  string `json:"schema"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+}
+
+// NewHeader is the Header of a record of schema written by this tool.
+func NewHeader(schema string) Header {
+	return Header{Schema: schema, Tool: Tool, Version: Version}
+}
+
 // Record is the JSON object of one benchmark run; docs/pgasbench.md
 // documents it field by field. It holds every field of bench.Result, the
 // setup and the backend's report.
 type Record struct {
-	Schema    string         `json:"schema"`
-	Tool      string         `json:"tool"`
-	Version   string         `json:"version"`
+	Header
 	Benchmark string         `json:"benchmark"`
 	Title     string         `json:"title"`
 	Unit      string         `json:"unit"`
@@ -96,7 +108,7 @@ func NewRecord(run *Run) (*Record, error) {
 	r := run.Result
 	s := run.Setup
 	rec := &Record{
-		Schema: Schema, Tool: Tool, Version: Version,
+		Header:    NewHeader(Schema),
 		Benchmark: r.Benchmark, Title: r.Title, Unit: r.Unit, Column: r.Column,
 		Conduit: r.Conduit, Simulated: r.Simulated, TimeBase: r.TimeBase(),
 		PEs: run.pes(), Nodes: r.Nodes, PPN: r.PPN,

@@ -287,9 +287,7 @@ const Schema = "gopgas/pgasbench/ordering-study/v1"
 
 // Record is the study's JSON object; docs/pgasbench.md documents it.
 type Record struct {
-	Schema    string        `json:"schema"`
-	Tool      string        `json:"tool"`
-	Version   string        `json:"version"`
+	report.Header
 	Conduit   string        `json:"conduit"`
 	Simulated bool          `json:"simulated"`
 	TimeBase  string        `json:"time_base"`
@@ -393,7 +391,7 @@ func (r *Results) NewRecord() *Record {
 		}
 		return out
 	}
-	rec := &Record{Schema: Schema, Tool: report.Tool, Version: report.Version, Conduit: r.Conduit, Simulated: r.Simulated,
+	rec := &Record{Header: report.NewHeader(Schema), Conduit: r.Conduit, Simulated: r.Simulated,
 		TimeBase: r.timeBase(), Op: c.Op.String(), Nodes: c.Nodes,
 		Setup: SetupRecord{Orderings: []string{}, PPN: c.PPN, Sizes: orEmpty(c.Sizes), Mechanisms: names(c.Mechanisms), PPNs: orEmpty(c.PPNs),
 			SweepSizes: orEmpty(c.SweepSizes), SweepMechanisms: names(c.SweepMechanisms), Iterations: c.Iterations, Warmup: c.Warmup,
@@ -545,19 +543,21 @@ func (r *Results) Figures() []NamedFigure {
 	return out
 }
 
+// bySize and byPPN are a curve's bandwidths against its points' message
+// sizes or PEs per node.
 func bySize(name string, cv Curve) report.Series {
-	s := report.Series{Name: name}
-	for _, p := range cv.Points {
-		s.X = append(s.X, float64(p.Size))
-		s.Y = append(s.Y, p.Bandwidth)
-	}
-	return s
+	return bandwidths(name, cv, func(p Point) int { return p.Size })
 }
 
 func byPPN(name string, cv Curve) report.Series {
+	return bandwidths(name, cv, func(p Point) int { return p.PPN })
+}
+
+// bandwidths is a curve's bandwidths against x of its points.
+func bandwidths(name string, cv Curve, x func(Point) int) report.Series {
 	s := report.Series{Name: name}
 	for _, p := range cv.Points {
-		s.X = append(s.X, float64(p.PPN))
+		s.X = append(s.X, float64(x(p)))
 		s.Y = append(s.Y, p.Bandwidth)
 	}
 	return s

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/conduit/smp/smptest"
 )
 
 // TestFlaggedGet: a PE polling a flagged get's flag word finds the data in
@@ -15,9 +16,9 @@ import (
 // fails leaves the flag alone.
 func TestFlaggedGet(t *testing.T) {
 	const n, flagValue = 1000, 0xf1a9
-	var b barrier
-	b.n = 2
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = 2
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		var gen int64
 		if !assert.True(t, ep.Caps().FlaggedGet) {
 			return nil
@@ -28,7 +29,7 @@ func TestFlaggedGet(t *testing.T) {
 				seg[4096+i] = byte(i*7 + 1)
 			}
 		}
-		if err := b.wait(ep, &gen); err != nil || ep.Rank() == 1 {
+		if err := b.Wait(ep, &gen); err != nil || ep.Rank() == 1 {
 			return err
 		}
 		local, flag := seg[8192:8192+n], seg[16384:16392]
@@ -37,7 +38,7 @@ func TestFlaggedGet(t *testing.T) {
 		if err := ep.Post(d); err != nil {
 			return err
 		}
-		err := ep.WaitFor("the flag", waitFn(func() (bool, error) { return conduit.LoadFlag(flag) == flagValue, nil }))
+		err := ep.WaitFor("the flag", smptest.WaitFunc(func() (bool, error) { return conduit.LoadFlag(flag) == flagValue, nil }))
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,7 @@ func TestFlaggedGet(t *testing.T) {
 func TestFlaggedGetRegistered(t *testing.T) {
 	cfg := jobConfig(2)
 	cfg.RequireRegisteredLocal = true
-	runJob(t, cfg, func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 		if ep.Rank() != 0 {
 			return nil
 		}

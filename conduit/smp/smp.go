@@ -1,34 +1,3 @@
-// Package smp is the real shared-memory backend: every PE is a goroutine of
-// one process, segments are ordinary memory, and puts, gets and atomics are
-// real memory operations (atomics with sync/atomic on aligned words).
-//
-// A descriptor posted with Post is executed at once by the posting
-// goroutine, and its completion event is queued for the next PollLocalCQ:
-// the network path of the runtime therefore runs for real, only faster.
-// Peers' segments are also offered for direct load/store (Caps.DirectAccess),
-// which the runtime uses instead of Post unless told not to, as GASNet uses
-// process-shared memory between PEs of one node.
-//
-// Short messages travel through one single-producer single-consumer ring per
-// (sender, receiver) pair, created when the sender first talks to the
-// receiver, and a two-level doorbell bitmap per receiver that tells it which
-// rings to look at: a message costs no lock and no allocation.
-//
-// A waiting PE spins briefly, then yields its processor to other
-// goroutines, then sleeps until what it waits for wakes it or a short timer
-// fires (see wait.go), so that a job with more PEs than processors, or on a
-// machine other programs load, slows down gently. A PE that changes a
-// peer's segment by load/store wakes it with Wake (conduit.Waker).
-//
-// When every PE still running has waited without any progress for
-// JobConfig.StallTimeout, the job ends with a *conduit.DeadlockError. When
-// JobConfig.WallTimeLimit is positive, the job ends with a
-// *conduit.LimitError once it has run that long: every wait returns that
-// error. A PE busy outside the runtime (a pure compute loop) cannot be
-// interrupted; it learns of the end at its next runtime call.
-//
-// The backend registers as "smp". Its default job size is the number of
-// physical cores.
 package smp
 
 import (
@@ -44,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/memreg"
 	"github.com/gopgas/gopgas/internal/pad"
 	"github.com/gopgas/gopgas/internal/segmem"
 	"github.com/gopgas/gopgas/internal/sparse"
@@ -265,34 +235,10 @@ func (e *endpoint) Err() error {
 
 func (j *job) now() conduit.Time { return conduit.FromDuration(time.Since(j.start)) }
 
-// region is one registration.
-type region struct {
-	id  uint32
-	buf []byte
-}
-
-func (r *region) contains(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return p >= base && p+uintptr(len(b)) <= base+uintptr(len(r.buf))
-}
-
 // regTable is an immutable snapshot of an endpoint's registrations; remote
 // posts read it while the owner replaces it on Register and Deregister.
 type regTable struct {
-	regions []region
-}
-
-func (t *regTable) lookup(id uint32) *region {
-	for i := range t.regions {
-		if t.regions[i].id == id {
-			return &t.regions[i]
-		}
-	}
-	return nil
+	regions memreg.Table
 }
 
 // hot is the state other PEs read while this PE waits: on its own cache
@@ -349,7 +295,7 @@ func newEndpoint(j *job, rank int) (*endpoint, error) {
 		hot:      pad.New[hot](),
 		out:      sparse.New[mailbox](j.cfg.PEs),
 	}
-	ep.regs.Store(&regTable{regions: []region{{id: conduit.SegmentID, buf: seg}}})
+	ep.regs.Store(&regTable{regions: memreg.Table{{ID: conduit.SegmentID, Buf: seg}}})
 	ep.inbox.init(j.cfg.PeerBurst)
 	ep.parked = j.parked[rank]
 	ep.wake = make(chan struct{}, 1)
@@ -413,13 +359,14 @@ func (e *endpoint) Register(buf []byte) (conduit.MemHandle, error) {
 		return conduit.MemHandle{}, fmt.Errorf("smp: PE %d: Register of an empty buffer", e.rank)
 	}
 	old := e.regs.Load()
-	t := &regTable{regions: make([]region, len(old.regions), len(old.regions)+1)}
+	t := &regTable{regions: make(memreg.Table, len(old.regions), len(old.regions)+1)}
 	copy(t.regions, old.regions)
 	id := e.nextID
 	e.nextID++
-	t.regions = append(t.regions, region{id: id, buf: buf})
+	r := memreg.Region{ID: id, Buf: buf}
+	t.regions = append(t.regions, r)
 	e.regs.Store(t)
-	return conduit.MemHandle{Owner: int32(e.rank), ID: id, Bytes: int64(len(buf))}, nil
+	return r.Handle(e.rank), nil
 }
 
 func (e *endpoint) Deregister(h conduit.MemHandle) error {
@@ -427,9 +374,9 @@ func (e *endpoint) Deregister(h conduit.MemHandle) error {
 		return fmt.Errorf("smp: PE %d: Deregister of handle %d of PE %d", e.rank, h.ID, h.Owner)
 	}
 	old := e.regs.Load()
-	t := &regTable{regions: make([]region, 0, len(old.regions))}
+	t := &regTable{regions: make(memreg.Table, 0, len(old.regions))}
 	for _, r := range old.regions {
-		if r.id != h.ID {
+		if r.ID != h.ID {
 			t.regions = append(t.regions, r)
 		}
 	}
@@ -441,14 +388,7 @@ func (e *endpoint) Deregister(h conduit.MemHandle) error {
 }
 
 func (e *endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
-	t := e.regs.Load()
-	for i := range t.regions {
-		r := &t.regions[i]
-		if r.contains(buf) {
-			return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(r.buf))}, true
-		}
-	}
-	return conduit.MemHandle{}, false
+	return e.regs.Load().regions.Registered(e.rank, buf)
 }
 
 // Post executes the descriptor at once and queues its completion.
@@ -468,15 +408,15 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 	}
 	ev := conduit.Event{Desc: d}
 	tgt := e.job.eps[d.Target]
-	r := tgt.regs.Load().lookup(d.Remote.ID)
+	r := tgt.regs.Load().regions.Lookup(d.Remote.ID)
 	n := d.Bytes()
 	switch {
 	case r == nil:
 		ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("PE %d has no registration %d", d.Target, d.Remote.ID)
-	case d.RemoteOffset+n > int64(len(r.buf)):
-		ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration", d.RemoteOffset, n, d.Target, len(r.buf))
+	case d.RemoteOffset+n > int64(len(r.Buf)):
+		ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration", d.RemoteOffset, n, d.Target, len(r.Buf))
 	default:
-		mem := r.buf[d.RemoteOffset : d.RemoteOffset+n]
+		mem := r.Buf[d.RemoteOffset : d.RemoteOffset+n]
 		switch d.Type {
 		case conduit.Put:
 			storeWords(mem, d.Local)
@@ -510,8 +450,8 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 // checkLocal checks that buf (what of d) lies inside this PE's
 // registration h.
 func (e *endpoint) checkLocal(d *conduit.PostDesc, what string, buf []byte, h conduit.MemHandle) error {
-	r := e.regs.Load().lookup(h.ID)
-	if int(h.Owner) != e.rank || r == nil || !r.contains(buf) {
+	r := e.regs.Load().regions.Lookup(h.ID)
+	if int(h.Owner) != e.rank || r == nil || !r.Contains(buf) {
 		return fmt.Errorf("smp: PE %d: post %v: %s of %d bytes is not inside registration %d (this job requires registered local memory)",
 			e.rank, d.Type, what, len(buf), h.ID)
 	}

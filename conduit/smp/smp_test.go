@@ -17,6 +17,7 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/conduit/smp"
+	"github.com/gopgas/gopgas/conduit/smp/smptest"
 )
 
 // Inside a PE's goroutine the tests use assert (safe from any goroutine)
@@ -36,37 +37,10 @@ func jobConfig(pes int) conduit.JobConfig {
 	}
 }
 
-func runJob(t *testing.T, cfg conduit.JobConfig, main func(ep conduit.Endpoint) error) {
-	t.Helper()
-	job, err := smp.Open(cfg)
-	require.NoError(t, err)
-	require.NoError(t, job.Run(main))
-}
-
-// waitFn adapts a function to conduit.Waiter.
-type waitFn func() (bool, error)
-
-func (f waitFn) Ready() (bool, error) { return f() }
-
-// barrier is a test-side barrier: a counter every PE bumps once per
-// generation, waited for with WaitFor so that a hang becomes a deadlock
-// report.
-type barrier struct {
-	n     int64
-	count atomic.Int64
-}
-
-func (b *barrier) wait(ep conduit.Endpoint, gen *int64) error {
-	*gen++
-	want := *gen * b.n
-	b.count.Add(1)
-	return ep.WaitFor("the test barrier", waitFn(func() (bool, error) { return b.count.Load() >= want, nil }))
-}
-
 // nextEvent waits for one local completion.
 func nextEvent(ep conduit.Endpoint) (conduit.Event, error) {
 	var evs [1]conduit.Event
-	err := ep.WaitFor("a local completion", waitFn(func() (bool, error) {
+	err := ep.WaitFor("a local completion", smptest.WaitFunc(func() (bool, error) {
 		return ep.PollLocalCQ(evs[:]) == 1, nil
 	}))
 	return evs[0], err
@@ -142,7 +116,7 @@ func TestEndpointBasics(t *testing.T) {
 	cfg := jobConfig(3)
 	cfg.Ordering = conduit.OrderRelaxed
 	var seen [3]atomic.Bool
-	runJob(t, cfg, func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 		seen[ep.Rank()].Store(true)
 		assert.Equal(t, 3, ep.Size())
 		assert.Equal(t, smp.Name, ep.Backend())
@@ -175,7 +149,7 @@ func TestEndpointBasics(t *testing.T) {
 }
 
 func TestSetOrdering(t *testing.T) {
-	runJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
 		assert.Equal(t, conduit.OrderDefault, ep.Ordering())
 		for _, m := range []conduit.OrderingMode{conduit.OrderStrict, conduit.OrderRelaxed, conduit.OrderDefault} {
 			assert.NoError(t, ep.SetOrdering(m))
@@ -207,7 +181,7 @@ func TestNodes(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", c.pes, c.perNode), func(t *testing.T) {
 			cfg := jobConfig(c.pes)
 			cfg.PEsPerNode = c.perNode
-			runJob(t, cfg, func(ep conduit.Endpoint) error {
+			smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 				assert.Equal(t, c.nodes, ep.Nodes())
 				for r, n := range c.nodeOf {
 					assert.Equal(t, n, ep.Node(r), "Node(%d)", r)
@@ -220,9 +194,9 @@ func TestNodes(t *testing.T) {
 
 func TestDirectSegment(t *testing.T) {
 	t.Run("mapped", func(t *testing.T) {
-		var b barrier
-		b.n = 2
-		runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+		var b smptest.Barrier
+		b.N = 2
+		smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 			var gen int64
 			other := 1 - ep.Rank()
 			assert.Nil(t, ep.DirectSegment(-1))
@@ -233,7 +207,7 @@ func TestDirectSegment(t *testing.T) {
 			}
 			peer := ep.DirectSegment(other)
 			binary.NativeEndian.PutUint64(peer[8*ep.Rank():], uint64(100+ep.Rank()))
-			if err := b.wait(ep, &gen); err != nil {
+			if err := b.Wait(ep, &gen); err != nil {
 				return err
 			}
 			assert.EqualValues(t, 100+other, binary.NativeEndian.Uint64(ep.Segment()[8*other:]), "peer's store through DirectSegment")
@@ -243,7 +217,7 @@ func TestDirectSegment(t *testing.T) {
 	t.Run("NoDirectAccess", func(t *testing.T) {
 		cfg := jobConfig(2)
 		cfg.NoDirectAccess = true
-		runJob(t, cfg, func(ep conduit.Endpoint) error {
+		smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 			assert.False(t, ep.Caps().DirectAccess)
 			for r := range 2 {
 				assert.Nil(t, ep.DirectSegment(r), "DirectSegment(%d)", r)
@@ -254,10 +228,10 @@ func TestDirectSegment(t *testing.T) {
 }
 
 func TestPutGet(t *testing.T) {
-	var b barrier
-	b.n = 2
+	var b smptest.Barrier
+	b.N = 2
 	var written [2][]byte
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		var gen int64
 		me, other := ep.Rank(), 1-ep.Rank()
 		rng := rand.New(rand.NewPCG(uint64(me), 7))
@@ -293,7 +267,7 @@ func TestPutGet(t *testing.T) {
 		}
 		assert.Equal(t, want[3:8], piece)
 		written[me] = want
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		// The target sees it in its own segment.
@@ -305,7 +279,7 @@ func TestPutGet(t *testing.T) {
 }
 
 func TestLocalCQBatches(t *testing.T) {
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() != 0 {
 			return nil
 		}
@@ -346,7 +320,7 @@ func amoOps() []conduit.AMOOp {
 func TestAMOAllOps(t *testing.T) {
 	ops := amoOps()
 	require.Len(t, ops, 11)
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() != 0 {
 			return nil
 		}
@@ -427,9 +401,9 @@ func TestAMOContention(t *testing.T) {
 	const pes, n = 4, 500
 	var olds [pes][]uint64
 	var seg0 []byte
-	var b barrier
-	b.n = pes
-	runJob(t, jobConfig(pes), func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = pes
+	smptest.RunJob(t, jobConfig(pes), func(ep conduit.Endpoint) error {
 		var gen int64
 		if ep.Rank() == 0 {
 			seg0 = ep.Segment()
@@ -456,7 +430,7 @@ func TestAMOContention(t *testing.T) {
 			}
 			_ = i
 		}
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		if ep.Rank() == 0 {
@@ -479,9 +453,9 @@ func TestAMOContention(t *testing.T) {
 }
 
 func TestRemoteEvents(t *testing.T) {
-	var b barrier
-	b.n = 2
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = 2
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		var gen int64
 		if ep.Rank() == 0 {
 			for i := range 5 {
@@ -499,9 +473,9 @@ func TestRemoteEvents(t *testing.T) {
 				return err
 			}
 			assert.Equal(t, 0, ep.PollRemoteCQ(make([]conduit.Event, 8)), "the initiator gets no remote events")
-			return b.wait(ep, &gen)
+			return b.Wait(ep, &gen)
 		}
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		evs := make([]conduit.Event, 3)
@@ -525,7 +499,7 @@ func TestRemoteEvents(t *testing.T) {
 }
 
 func TestBadDescriptors(t *testing.T) {
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() != 0 {
 			return nil
 		}
@@ -585,7 +559,7 @@ func TestBadDescriptors(t *testing.T) {
 }
 
 func TestRegistration(t *testing.T) {
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		me := int32(ep.Rank())
 		seg := ep.Segment()
 		h, ok := ep.Registered(seg[100:200])
@@ -671,10 +645,10 @@ func TestRegistration(t *testing.T) {
 // by the handle it was sent; once the peer deregisters it, the put fails at
 // the target and the event says so.
 func TestRemoteRegistration(t *testing.T) {
-	var b barrier
-	b.n = 2
+	var b smptest.Barrier
+	b.N = 2
 	var handle atomic.Pointer[conduit.MemHandle]
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		var gen int64
 		if ep.Rank() == 1 {
 			buf := make([]byte, 64)
@@ -683,10 +657,10 @@ func TestRemoteRegistration(t *testing.T) {
 				return err
 			}
 			handle.Store(&h)
-			if err := b.wait(ep, &gen); err != nil { // 1: handle published
+			if err := b.Wait(ep, &gen); err != nil { // 1: handle published
 				return err
 			}
-			if err := b.wait(ep, &gen); err != nil { // 2: PE 0 has put
+			if err := b.Wait(ep, &gen); err != nil { // 2: PE 0 has put
 				return err
 			}
 			assert.Equal(t, []byte("hello"), buf[8+4:8+9])
@@ -694,9 +668,9 @@ func TestRemoteRegistration(t *testing.T) {
 			if err := ep.Deregister(h); err != nil {
 				return err
 			}
-			return b.wait(ep, &gen) // 3: deregistered
+			return b.Wait(ep, &gen) // 3: deregistered
 		}
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		h := *handle.Load()
@@ -708,10 +682,10 @@ func TestRemoteRegistration(t *testing.T) {
 		// Past the end of the handle: rejected at Post.
 		d2 := &conduit.PostDesc{Type: conduit.Put, Mech: conduit.FMA, Target: 1, Local: []byte("hello"), Remote: h, RemoteOffset: 28}
 		assert.ErrorContains(t, ep.Post(d2), "outside the 32-byte region")
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		d3 := &conduit.PostDesc{Type: conduit.Put, Mech: conduit.FMA, Target: 1, Local: []byte("again"), Remote: h, RemoteOffset: 4}
@@ -742,7 +716,7 @@ func TestRemoteRegistration(t *testing.T) {
 // registration that starts at an odd address is found misaligned at the
 // target.
 func TestMisalignedRegistrationAMO(t *testing.T) {
-	runJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
 		buf := make([]byte, 32)
 		h, err := ep.Register(buf[1:17])
 		if err != nil {
@@ -764,7 +738,7 @@ func TestMisalignedRegistrationAMO(t *testing.T) {
 func TestRequireRegisteredLocal(t *testing.T) {
 	cfg := jobConfig(2)
 	cfg.RequireRegisteredLocal = true
-	runJob(t, cfg, func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 		if ep.Rank() != 0 {
 			return nil
 		}
@@ -845,7 +819,7 @@ func TestRequireRegisteredLocal(t *testing.T) {
 
 // sendRetry sends, polling nothing, until the mailbox has room.
 func sendRetry(ep conduit.Endpoint, target int, hdr, pay []byte) error {
-	return ep.WaitFor("mailbox space", waitFn(func() (bool, error) {
+	return ep.WaitFor("mailbox space", smptest.WaitFunc(func() (bool, error) {
 		err := ep.SendMessage(target, hdr, pay)
 		if errors.Is(err, conduit.ErrMailboxFull) {
 			return false, nil
@@ -873,7 +847,7 @@ func TestMessagesInOrderExact(t *testing.T) {
 		}
 		return hdr, pay
 	}
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() == 1 {
 			for i := range n {
 				hdr, pay := mk(i)
@@ -893,7 +867,7 @@ func TestMessagesInOrderExact(t *testing.T) {
 		}
 		msgs := make([]conduit.Message, 7)
 		next := 0
-		err := ep.WaitFor("200 messages", waitFn(func() (bool, error) {
+		err := ep.WaitFor("200 messages", smptest.WaitFunc(func() (bool, error) {
 			k := ep.PollMessages(msgs)
 			for _, m := range msgs[:k] {
 				hdr, pay := mk(next)
@@ -912,7 +886,7 @@ func TestMessagesInOrderExact(t *testing.T) {
 }
 
 func TestMessageToSelf(t *testing.T) {
-	runJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
 		if err := ep.SendMessage(0, []byte("hdr"), []byte("payload")); err != nil {
 			return err
 		}
@@ -924,7 +898,7 @@ func TestMessageToSelf(t *testing.T) {
 }
 
 func TestMessageLimits(t *testing.T) {
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() != 0 {
 			return nil
 		}
@@ -972,9 +946,9 @@ func testMailboxFull(t *testing.T, slots int) {
 	cfg.MailboxSlots = slots
 	var phase atomic.Int64
 	waitPhase := func(ep conduit.Endpoint, p int64) error {
-		return ep.WaitFor(fmt.Sprintf("phase %d", p), waitFn(func() (bool, error) { return phase.Load() >= p, nil }))
+		return ep.WaitFor(fmt.Sprintf("phase %d", p), smptest.WaitFunc(func() (bool, error) { return phase.Load() >= p, nil }))
 	}
-	runJob(t, cfg, func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 		if ep.Rank() == 1 {
 			hdr := make([]byte, 8)
 			fill := func(round int) {
@@ -1033,9 +1007,9 @@ func TestPollMessagesBursts(t *testing.T) {
 	cfg := jobConfig(pes)
 	cfg.PeerBurst = peerBurst
 	var sent atomic.Int64
-	var b barrier
-	b.n = pes
-	runJob(t, cfg, func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = pes
+	smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 		var gen int64
 		if ep.Rank() != 0 {
 			for i := range perSender {
@@ -1044,9 +1018,9 @@ func TestPollMessagesBursts(t *testing.T) {
 				}
 			}
 			sent.Add(1)
-			return b.wait(ep, &gen)
+			return b.Wait(ep, &gen)
 		}
-		if err := ep.WaitFor("all senders", waitFn(func() (bool, error) { return sent.Load() == pes-1, nil })); err != nil {
+		if err := ep.WaitFor("all senders", smptest.WaitFunc(func() (bool, error) { return sent.Load() == pes-1, nil })); err != nil {
 			return err
 		}
 		next := make(map[int]int)
@@ -1082,7 +1056,7 @@ func TestPollMessagesBursts(t *testing.T) {
 		for r := 1; r < pes; r++ {
 			assert.Equal(t, perSender, next[r], "PE %d", r)
 		}
-		return b.wait(ep, &gen)
+		return b.Wait(ep, &gen)
 	})
 }
 
@@ -1115,14 +1089,14 @@ func TestMessageStress(t *testing.T) {
 		return hdr, pay
 	}
 	var received [pes]atomic.Int64
-	runJob(t, cfg, func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 		me := ep.Rank()
 		nextSend := make([]int, pes)
 		nextRecv := make([]int, pes)
 		got := 0
 		msgs := make([]conduit.Message, 16)
 		var bad error
-		err := ep.WaitFor("the stress traffic", waitFn(func() (bool, error) {
+		err := ep.WaitFor("the stress traffic", smptest.WaitFunc(func() (bool, error) {
 			// Send a few to every target that has room.
 			for d := range pes {
 				dst := (me + 1 + d) % pes
@@ -1175,7 +1149,7 @@ func TestMessageStress(t *testing.T) {
 func TestDoneAllDone(t *testing.T) {
 	var released atomic.Bool
 	var sawAllDone atomic.Int64
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() == 0 {
 			assert.False(t, ep.AllDone())
 			ep.Done()
@@ -1183,13 +1157,13 @@ func TestDoneAllDone(t *testing.T) {
 			assert.False(t, ep.AllDone(), "PE 1 is still running")
 			released.Store(true)
 		} else {
-			if err := ep.WaitFor("release", waitFn(func() (bool, error) { return released.Load(), nil })); err != nil {
+			if err := ep.WaitFor("release", smptest.WaitFunc(func() (bool, error) { return released.Load(), nil })); err != nil {
 				return err
 			}
 			assert.False(t, ep.AllDone())
 			ep.Done()
 		}
-		err := ep.WaitFor("every PE to finish", waitFn(func() (bool, error) { return ep.AllDone(), nil }))
+		err := ep.WaitFor("every PE to finish", smptest.WaitFunc(func() (bool, error) { return ep.AllDone(), nil }))
 		if err == nil {
 			sawAllDone.Add(1)
 		}
@@ -1200,9 +1174,9 @@ func TestDoneAllDone(t *testing.T) {
 
 func TestWaitForReturnsWaiterError(t *testing.T) {
 	boom := errors.New("waiter failed")
-	runJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(1), func(ep conduit.Endpoint) error {
 		polls := 0
-		err := ep.WaitFor("a failing waiter", waitFn(func() (bool, error) {
+		err := ep.WaitFor("a failing waiter", smptest.WaitFunc(func() (bool, error) {
 			polls++
 			if polls == 10 {
 				return false, boom
@@ -1211,7 +1185,7 @@ func TestWaitForReturnsWaiterError(t *testing.T) {
 		}))
 		assert.ErrorIs(t, err, boom)
 		assert.Equal(t, 10, polls)
-		assert.NoError(t, ep.WaitFor("a ready waiter", waitFn(func() (bool, error) { return true, nil })))
+		assert.NoError(t, ep.WaitFor("a ready waiter", smptest.WaitFunc(func() (bool, error) { return true, nil })))
 		return nil
 	})
 }
@@ -1227,7 +1201,7 @@ func TestJobAbort(t *testing.T) {
 		if ep.Rank() == 2 {
 			return boom
 		}
-		werr := ep.WaitFor("something that never happens", waitFn(func() (bool, error) { return false, nil }))
+		werr := ep.WaitFor("something that never happens", smptest.WaitFunc(func() (bool, error) { return false, nil }))
 		aborted[ep.Rank()] = werr
 		assert.ErrorIs(t, ep.Err(), conduit.ErrJobAborted, "Err reports the abort")
 		return werr
@@ -1254,7 +1228,7 @@ func TestFirstFailureWins(t *testing.T) {
 		case 2:
 			return first
 		case 1:
-			werr := ep.WaitFor("the abort", waitFn(func() (bool, error) { return false, nil }))
+			werr := ep.WaitFor("the abort", smptest.WaitFunc(func() (bool, error) { return false, nil }))
 			assert.ErrorIs(t, werr, conduit.ErrJobAborted)
 			return late // a failure of its own, after the first
 		}
@@ -1265,12 +1239,12 @@ func TestFirstFailureWins(t *testing.T) {
 }
 
 func TestErrWhileRunning(t *testing.T) {
-	var b barrier
-	b.n = 2
-	runJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = 2
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		var gen int64
 		assert.NoError(t, ep.Err())
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		assert.NoError(t, ep.Err(), "a running job has no error")
@@ -1293,7 +1267,7 @@ func TestJobAbortEchoOnly(t *testing.T) {
 }
 
 func TestDeadlockDetection(t *testing.T) {
-	never := waitFn(func() (bool, error) { return false, nil })
+	never := smptest.WaitFunc(func() (bool, error) { return false, nil })
 	t.Run("all waiting", func(t *testing.T) {
 		cfg := jobConfig(3)
 		cfg.StallTimeout = 100 * time.Millisecond
@@ -1337,13 +1311,13 @@ func TestDeadlockDetection(t *testing.T) {
 		cfg := jobConfig(2)
 		cfg.StallTimeout = 50 * time.Millisecond
 		var release atomic.Bool
-		runJob(t, cfg, func(ep conduit.Endpoint) error {
+		smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 			if ep.Rank() == 1 {
 				time.Sleep(200 * time.Millisecond)
 				release.Store(true)
 				return nil
 			}
-			return ep.WaitFor("release", waitFn(func() (bool, error) { return release.Load(), nil }))
+			return ep.WaitFor("release", smptest.WaitFunc(func() (bool, error) { return release.Load(), nil }))
 		})
 	})
 }
@@ -1359,7 +1333,7 @@ func TestWallTimeLimit(t *testing.T) {
 		err = job.Run(func(ep conduit.Endpoint) error {
 			switch ep.Rank() {
 			case 0:
-				waitErr = ep.WaitFor("a message nobody sends", waitFn(func() (bool, error) { return false, nil }))
+				waitErr = ep.WaitFor("a message nobody sends", smptest.WaitFunc(func() (bool, error) { return false, nil }))
 				return waitErr
 			case 1:
 				// Computing, not waiting; Err is how it learns of the end.
@@ -1389,12 +1363,12 @@ func TestWallTimeLimit(t *testing.T) {
 	t.Run("a job within its limit", func(t *testing.T) {
 		cfg := jobConfig(2)
 		cfg.WallTimeLimit = time.Minute
-		var b barrier
-		b.n = 2
-		runJob(t, cfg, func(ep conduit.Endpoint) error {
+		var b smptest.Barrier
+		b.N = 2
+		smptest.RunJob(t, cfg, func(ep conduit.Endpoint) error {
 			var gen int64
 			for range 100 {
-				if err := b.wait(ep, &gen); err != nil {
+				if err := b.Wait(ep, &gen); err != nil {
 					return err
 				}
 			}

@@ -1,25 +1,3 @@
-// Package sim is the discrete-event kernel the simulated networks share: an
-// event queue ordered by (virtual time, sequence number), integer
-// picosecond time, and a scheduler that runs processing elements (PEs) as
-// coroutines, one at a time, against virtual time.
-//
-// # Time model
-//
-// The kernel's clock, Now, is the time of the event being processed. Each
-// PE has a clock of its own (Proc.Clock), which the CPU time it spends
-// advances (Proc.Advance). A PE runs until it must observe the state of the
-// simulated machine (Proc.Sync), which first lets every event before its
-// clock happen, or until it waits (Proc.Block), when the kernel runs events
-// until something wakes it. A PE may therefore run ahead of the kernel while
-// it only issues work: what it issues is scheduled at its own clock.
-//
-// Same events, same seed: the same run, bit for bit. Nothing here reads the
-// wall clock, and events at the same time run in a deterministic order
-// (that of their slots in the queue; models must not rely on it being the
-// order they were scheduled in).
-//
-// A Kernel is used by one goroutine at a time: the one that calls Run, and
-// the PE coroutines it resumes, which run only while it waits.
 package sim
 
 import (

@@ -5,24 +5,10 @@ import (
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/memreg"
 	"github.com/gopgas/gopgas/internal/segmem"
 	"github.com/gopgas/gopgas/internal/sim"
 )
-
-// region is a registration.
-type region struct {
-	id  uint32
-	buf []byte
-}
-
-func (r *region) contains(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return p >= base && p+uintptr(len(b)) <= base+uintptr(len(r.buf))
-}
 
 // inbox holds the messages from one sender that arrived ahead of an
 // earlier one: messages are handed out in the order they were sent.
@@ -42,7 +28,7 @@ type Endpoint struct {
 
 	seg     []byte
 	segMem  *segmem.Segment
-	regions []region
+	regions memreg.Table
 	nextID  uint32
 
 	localCQ, remoteCQ []conduit.Event
@@ -77,7 +63,7 @@ func newEndpoint(j *Job, rank int) (*Endpoint, error) {
 		inboxes:  make(map[int]*inbox),
 		outSeq:   make(map[int]uint64),
 	}
-	ep.regions = []region{{id: conduit.SegmentID, buf: ep.seg}}
+	ep.regions = memreg.Table{{ID: conduit.SegmentID, Buf: ep.seg}}
 	return ep, nil
 }
 
@@ -128,8 +114,9 @@ func (e *Endpoint) Register(buf []byte) (conduit.MemHandle, error) {
 		return conduit.MemHandle{}, err
 	}
 	e.nextID++
-	e.regions = append(e.regions, region{id: id, buf: buf})
-	return conduit.MemHandle{Owner: int32(e.rank), ID: id, Bytes: int64(len(buf))}, nil
+	r := memreg.Region{ID: id, Buf: buf}
+	e.regions = append(e.regions, r)
+	return r.Handle(e.rank), nil
 }
 
 func (e *Endpoint) Deregister(h conduit.MemHandle) error {
@@ -137,8 +124,8 @@ func (e *Endpoint) Deregister(h conduit.MemHandle) error {
 		return fmt.Errorf("%s: PE %d: Deregister of handle %d of PE %d", e.Backend(), e.rank, h.ID, h.Owner)
 	}
 	for i := range e.regions {
-		if e.regions[i].id == h.ID {
-			n := int64(len(e.regions[i].buf))
+		if e.regions[i].ID == h.ID {
+			n := int64(len(e.regions[i].Buf))
 			if err := e.job.Net.Register(e, h.ID, n, true); err != nil {
 				return err
 			}
@@ -150,22 +137,7 @@ func (e *Endpoint) Deregister(h conduit.MemHandle) error {
 }
 
 func (e *Endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
-	for i := range e.regions {
-		r := &e.regions[i]
-		if r.contains(buf) {
-			return conduit.MemHandle{Owner: int32(e.rank), ID: r.id, Bytes: int64(len(r.buf))}, true
-		}
-	}
-	return conduit.MemHandle{}, false
-}
-
-func (e *Endpoint) region(id uint32) *region {
-	for i := range e.regions {
-		if e.regions[i].id == id {
-			return &e.regions[i]
-		}
-	}
-	return nil
+	return e.regions.Registered(e.rank, buf)
 }
 
 // Post checks the descriptor and hands it to the model.
@@ -196,7 +168,7 @@ func (e *Endpoint) Post(d *conduit.PostDesc) error {
 // checkLocal checks that buf (what of d) lies inside this PE's
 // registration h.
 func (e *Endpoint) checkLocal(d *conduit.PostDesc, what string, buf []byte, h conduit.MemHandle) error {
-	if r := e.region(h.ID); int(h.Owner) != e.rank || r == nil || !r.contains(buf) {
+	if r := e.regions.Lookup(h.ID); int(h.Owner) != e.rank || r == nil || !r.Contains(buf) {
 		return fmt.Errorf("%s: PE %d: post %v: %s of %d bytes is not inside registration %d",
 			e.Backend(), e.rank, d.Type, what, len(buf), h.ID)
 	}
@@ -436,14 +408,14 @@ func (m MemError) Error() string { return string(m) }
 
 // mem returns the bytes [off, off+n) of registration id.
 func (e *Endpoint) mem(id uint32, off, n int64) ([]byte, error) {
-	r := e.region(id)
+	r := e.regions.Lookup(id)
 	if r == nil {
 		return nil, MemError(fmt.Sprintf("PE %d has no registration %d", e.rank, id))
 	}
-	if off < 0 || n < 0 || off > int64(len(r.buf))-n {
-		return nil, MemError(fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration %d", off, n, e.rank, len(r.buf), id))
+	if off < 0 || n < 0 || off > int64(len(r.Buf))-n {
+		return nil, MemError(fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration %d", off, n, e.rank, len(r.Buf), id))
 	}
-	return r.buf[off : off+n], nil
+	return r.Buf[off : off+n], nil
 }
 
 // CheckMemory reports whether [off, off+n) of registration id exists.

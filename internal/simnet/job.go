@@ -113,7 +113,7 @@ func (j *Job) freeSegments() {
 		if ep != nil && ep.segMem != nil {
 			ep.segMem.Free()
 			ep.segMem, ep.seg = nil, nil
-			ep.regions[0].buf = nil
+			ep.regions[0].Buf = nil
 		}
 	}
 }

@@ -1,23 +1,3 @@
-// Package simnet is what the simulated backends (gemini, aries) share on
-// the conduit side: a job of PEs running as coroutines of a sim.Kernel, and
-// an Endpoint implementing conduit.Endpoint whose memory, registrations,
-// completion queues and mailboxes are updated by a network model at the
-// simulated moments things happen.
-//
-// A network model implements Network. The Endpoint does the bookkeeping a
-// GNI-like interface needs and charges the host-side CPU costs the model
-// names; the model moves packets and, at the right times, calls the
-// Endpoint back: WriteMemory and ReadMemory when data commits or is read,
-// ApplyAMO, CompleteLocal, RemoteEvent, DeliverMessage and MessageLost.
-//
-// # Time
-//
-// A PE's clock is its Proc's. Calls that only issue work (Post,
-// SendMessage) run at the PE's clock, which may be ahead of the kernel's;
-// calls that observe state (the polls, WaitFor) first let every event before
-// the PE's clock happen (sim.Proc.Sync). A waiting PE blocks and is woken by
-// anything that arrives for it: a completion, a message, a write to its
-// memory, the end of the job.
 package simnet
 
 import (

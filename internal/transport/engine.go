@@ -1,12 +1,3 @@
-// Package transport is the runtime's machinery between the user-facing
-// layers (pgas, am) and a conduit: the post-descriptor pool, the bounce
-// buffer pool, the choice of FMA or block transfer, bouncing or one-time
-// registration of unregistered local buffers, the splitting of large
-// transfers, and completion tracking. It follows the RDMA design of GASNet's
-// gemini-conduit (reference/gasnet-gemini-conduit-readme.txt, RDMA and
-// Event Processing) with the defaults of CALIBRATION.md's runtime rows.
-//
-// An Engine belongs to one PE and is not safe for concurrent use.
 package transport
 
 import (
@@ -155,27 +146,6 @@ func (e *Engine) Endpoint() conduit.Endpoint { return e.ep }
 
 // Settings returns the engine's settings.
 func (e *Engine) Settings() Settings { return e.s }
-
-// Direct returns rank's segment when it can be accessed by load/store.
-func (e *Engine) Direct(rank int) []byte {
-	if e.direct == nil {
-		return nil
-	}
-	return e.direct[rank]
-}
-
-// DirectSegments is the table Direct reads, by rank: nil when the backend
-// maps no segment (or direct access is off).
-func (e *Engine) DirectSegments() [][]byte { return e.direct }
-
-// Wake tells rank that this PE changed its segment by load/store (Direct),
-// so that it wakes if it sleeps waiting for the change
-// (conduit.Waker). Call it after the stores.
-func (e *Engine) Wake(rank int) {
-	if e.sleeping != nil && e.sleeping[rank].Load() {
-		e.waker.Wake(rank)
-	}
-}
 
 // AddPoller adds a poller to every wait.
 func (e *Engine) AddPoller(p Poller) { e.pollers = append(e.pollers, p) }
@@ -368,12 +338,13 @@ func (e *Engine) InFlight() int { return e.pds.inUse }
 
 // getPD takes a free descriptor. When none is free and some are in flight
 // it first polls the local completion queue once: completion processing is
-// what returns descriptors to the LIFO pool
-// (gasnet-gemini-conduit-readme.txt, the pool of gc_post_descriptor and
-// gc_poll_local_queue), and the pool exists to be reused. Growing the pool registers memory, which is slow on every backend that
-// needs registration (G-REG, serialized per node), while reclaiming a
-// completed descriptor costs one poll. Only when nothing has completed does
-// the pool grow, up to its limit, and after that the PE waits.
+// what returns descriptors to the LIFO pool ([GASNET-GEMINI], the pool of
+// gc_post_descriptor and gc_poll_local_queue), and the pool exists to be
+// reused. Growing the pool registers memory, which is slow on every
+// backend that needs registration (G-REG, serialized per node), while
+// reclaiming a completed descriptor costs one poll. Only when nothing has
+// completed does the pool grow, up to its limit, and after that the PE
+// waits.
 func (e *Engine) getPD() (*pd, error) {
 	if !e.pds.available() && e.pds.inUse > 0 && !e.inPoll {
 		e.reclaim()
@@ -433,10 +404,9 @@ func (e *Engine) markUnflushed(rank int, order conduit.OrderingMode) {
 
 // Flush makes every completed put globally visible: to each PE that was
 // sent puts without strict ordering it issues a strictly ordered read,
-// which cannot pass the writes ahead of it at the target
-// (reference/gemini-message-ordering-paper.txt section IV.A: under relaxed
-// ordering the runtime must do additional work to make a put globally
-// complete). Call it after the puts have completed.
+// which cannot pass the writes ahead of it at the target ([ORDERING]
+// IV.A: under relaxed ordering the runtime must do additional work to make
+// a put globally complete). Call it after the puts have completed.
 func (e *Engine) Flush() error {
 	if len(e.unflushed) == 0 {
 		return nil

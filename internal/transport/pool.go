@@ -7,9 +7,9 @@ import (
 )
 
 // pd is a post descriptor of the pool: the conduit descriptor plus what the
-// runtime must do when it completes (gasnet-gemini-conduit-readme.txt,
-// Event Processing: copy out of a bounce buffer, free the bounce buffer,
-// deregister a one-time registration, mark the operation done).
+// runtime must do when it completes ([GASNET-GEMINI], Event Processing:
+// copy out of a bounce buffer, free the bounce buffer, deregister a
+// one-time registration, mark the operation done).
 type pd struct {
 	desc conduit.PostDesc
 	op   *Op

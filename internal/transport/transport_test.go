@@ -18,6 +18,7 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/conduit/smp"
+	"github.com/gopgas/gopgas/conduit/smp/smptest"
 )
 
 // TestMain fails the package's tests if a job leaves a goroutine behind.
@@ -36,13 +37,6 @@ func jobConfig(pes int, needReg bool) conduit.JobConfig {
 		MailboxSlots: 48, PeerBurst: 4, RequireRegisteredLocal: needReg, StallTimeout: 5 * time.Second}
 }
 
-func runJob(t *testing.T, cfg conduit.JobConfig, main func(ep conduit.Endpoint) error) {
-	t.Helper()
-	job, err := smp.Open(cfg)
-	require.NoError(t, err)
-	require.NoError(t, job.Run(main))
-}
-
 // onRank0 runs main on PE 0; the other PEs return at once (their segments
 // stay valid, and smp executes posts at once).
 func onRank0(main func(ep conduit.Endpoint) error) func(ep conduit.Endpoint) error {
@@ -52,23 +46,6 @@ func onRank0(main func(ep conduit.Endpoint) error) func(ep conduit.Endpoint) err
 		}
 		return main(ep)
 	}
-}
-
-type waitFn func() (bool, error)
-
-func (f waitFn) Ready() (bool, error) { return f() }
-
-// barrier is a test-side barrier waited for with WaitFor.
-type barrier struct {
-	n     int64
-	count atomic.Int64
-}
-
-func (b *barrier) wait(ep conduit.Endpoint, gen *int64) error {
-	*gen++
-	want := *gen * b.n
-	b.count.Add(1)
-	return ep.WaitFor("the test barrier", waitFn(func() (bool, error) { return b.count.Load() >= want, nil }))
 }
 
 // recorder records every descriptor posted, as it was at Post.
@@ -205,7 +182,7 @@ func getWait(e *Engine, rank int, off int64, buf []byte) error {
 }
 
 func TestPDPoolLIFO(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		e := New(ep, testSettings())
 		assert.Zero(t, e.pds.made, "no descriptors before the first post")
 		assert.False(t, e.bounce.ready, "no bounce pool before the first bounce")
@@ -260,7 +237,7 @@ func TestPDPoolLIFO(t *testing.T) {
 // grows a slab at a time up to NumPD; at NumPD a post polls once, then
 // waits.
 func TestPDPoolLazyGrowth(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 100
 		net := &stalled{Endpoint: ep, hold: true}
@@ -314,7 +291,7 @@ func TestPDPoolLazyGrowth(t *testing.T) {
 // is refilled from the completion queue and does not grow (growing
 // registers memory).
 func TestPDReclaimBeforeGrow(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 1000
 		e := New(ep, s)
@@ -357,7 +334,7 @@ func putsThroughPool(t *testing.T, e *Engine, n, inFlight int, check func()) err
 // (an active-message handler) does not process completions itself; the
 // pool grows instead.
 func TestPDReclaimNotInHandler(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 200
 		e := New(ep, s)
@@ -391,7 +368,7 @@ func TestPDExhaustion(t *testing.T) {
 	for _, late := range []bool{false, true} {
 		for _, needReg := range []bool{false, true} {
 			t.Run(fmt.Sprint("late=", late, "/needReg=", needReg), func(t *testing.T) {
-				runJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
+				smptest.RunJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
 					net := &stalled{Endpoint: ep}
 					if late {
 						net.period = 2
@@ -417,7 +394,7 @@ func TestPDExhaustion(t *testing.T) {
 }
 
 func TestBouncePool(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		e := New(ep, testSettings())
 		var op Op
 		const n, size = 10, 500
@@ -495,7 +472,7 @@ func TestPathSelection(t *testing.T) {
 	for _, needReg := range []bool{true, false} {
 		for _, typ := range []conduit.PostType{conduit.Put, conduit.Get} {
 			t.Run(fmt.Sprintf("%v/needReg=%v", typ, needReg), func(t *testing.T) {
-				runJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
+				smptest.RunJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
 					rec := &recorder{Endpoint: ep}
 					e := New(rec, testSettings())
 					remote := int64(8192)
@@ -596,7 +573,7 @@ func b2i(b bool) int64 {
 }
 
 func TestFMAvsBTE(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		rec := &recorder{Endpoint: ep}
 		e := New(rec, testSettings())
 		for _, c := range []struct {
@@ -641,7 +618,7 @@ func TestFMAvsBTE(t *testing.T) {
 }
 
 func TestChunking(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		rec := &recorder{Endpoint: ep}
 		s := testSettings()
 		s.NumPD = 16
@@ -687,7 +664,7 @@ func TestChunking(t *testing.T) {
 }
 
 func TestOnDoneOnce(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 16
 		e := New(ep, s)
@@ -731,7 +708,7 @@ func TestOnDoneOnceWhenPoolsRunOut(t *testing.T) {
 		{"bounce buffers", true, func(s *Settings) { s.ChunkBytes = 1024 }, 6 * 1024},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			runJob(t, jobConfig(2, c.needReg), onRank0(func(ep conduit.Endpoint) error {
+			smptest.RunJob(t, jobConfig(2, c.needReg), onRank0(func(ep conduit.Endpoint) error {
 				s := testSettings()
 				c.s(&s)
 				e := New(ep, s)
@@ -759,7 +736,7 @@ func TestOnDoneOnceWhenPoolsRunOut(t *testing.T) {
 func TestEventErrorsReachOp(t *testing.T) {
 	for _, needReg := range []bool{false, true} {
 		t.Run(fmt.Sprint("needReg=", needReg), func(t *testing.T) {
-			runJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
+			smptest.RunJob(t, jobConfig(2, needReg), onRank0(func(ep conduit.Endpoint) error {
 				f := &failAt{Endpoint: ep, offs: map[int64]bool{64: true, 128: true, 4096: true}}
 				e := New(f, testSettings())
 				var op Op
@@ -824,7 +801,7 @@ func TestEventErrorsReachOp(t *testing.T) {
 }
 
 func TestAMONative(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		e := New(ep, testSettings())
 		var op Op
 		olds := make([]uint64, 20)
@@ -863,7 +840,7 @@ func TestAMONative(t *testing.T) {
 // operation and float64 add is emulated, gives the defined result and old
 // value, and leaves the other half of the 64-bit word alone.
 func TestAMOEmulationOps(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		rec := &recorder{Endpoint: noAMO32{ep}}
 		e := New(rec, testSettings())
 		const base = 256
@@ -961,9 +938,9 @@ func TestAMOEmulationContention(t *testing.T) {
 	}
 	var seg0 []byte
 	var fetched [pes][]uint64
-	var b barrier
-	b.n = pes
-	runJob(t, jobConfig(pes, false), func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = pes
+	smptest.RunJob(t, jobConfig(pes, false), func(ep conduit.Endpoint) error {
 		var gen int64
 		e := New(noAMO32{ep}, testSettings())
 		me := ep.Rank()
@@ -972,7 +949,7 @@ func TestAMOEmulationContention(t *testing.T) {
 			// A sentinel beside the word the others add to.
 			binary.NativeEndian.PutUint32(seg0[32:], 0xfeed_beef)
 		}
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		for i := range n {
@@ -997,7 +974,7 @@ func TestAMOEmulationContention(t *testing.T) {
 			_ = i
 		}
 		assert.EqualValues(t, 4*n, e.Stats.Emulated)
-		if err := b.wait(ep, &gen); err != nil {
+		if err := b.Wait(ep, &gen); err != nil {
 			return err
 		}
 		if ep.Rank() == 0 {
@@ -1026,7 +1003,7 @@ func TestAMOEmulationContention(t *testing.T) {
 // TestFlush: a flush reads strictly from exactly the PEs that were sent
 // puts without strict ordering.
 func TestFlush(t *testing.T) {
-	runJob(t, jobConfig(5, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(5, false), onRank0(func(ep conduit.Endpoint) error {
 		rec := &recorder{Endpoint: ep}
 		e := New(rec, testSettings())
 		assert.True(t, e.Idle())
@@ -1086,7 +1063,7 @@ func TestFlush(t *testing.T) {
 }
 
 func TestFlushFailure(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		f := &failAt{Endpoint: ep, offs: map[int64]bool{0: true}}
 		e := New(f, testSettings())
 		if err := putWait(e, 1, 64, []byte("12345678")); err != nil {
@@ -1101,7 +1078,7 @@ func TestFlushFailure(t *testing.T) {
 }
 
 func TestWaitInsidePoller(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 2
 		e := New(noAMO32{ep}, s)
@@ -1159,7 +1136,7 @@ func TestWaitInsidePoller(t *testing.T) {
 
 func TestDirect(t *testing.T) {
 	t.Run("mapped", func(t *testing.T) {
-		runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+		smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 			rec := &recorder{Endpoint: noAMO32{ep}}
 			s := testSettings()
 			s.Direct = true
@@ -1205,7 +1182,7 @@ func TestDirect(t *testing.T) {
 	t.Run("not mapped", func(t *testing.T) {
 		cfg := jobConfig(2, false)
 		cfg.NoDirectAccess = true
-		runJob(t, cfg, onRank0(func(ep conduit.Endpoint) error {
+		smptest.RunJob(t, cfg, onRank0(func(ep conduit.Endpoint) error {
 			s := testSettings()
 			s.Direct = true
 			e := New(ep, s)
@@ -1218,7 +1195,7 @@ func TestDirect(t *testing.T) {
 		}))
 	})
 	t.Run("not allowed", func(t *testing.T) {
-		runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+		smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 			e := New(ep, testSettings())
 			assert.Nil(t, e.Direct(1), "Settings.Direct false: no load/store even on a mapped segment")
 			if err := putWait(e, 1, 100, []byte("posted")); err != nil {
@@ -1252,7 +1229,7 @@ func (w *wakeRecorder) Sleeping() []*atomic.Bool {
 // TestDirectWakes: a store into a mapped segment (a put, an AMO) wakes its
 // owner, a load does not, and Engine.Wake reaches the backend.
 func TestDirectWakes(t *testing.T) {
-	runJob(t, jobConfig(3, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(3, false), onRank0(func(ep conduit.Endpoint) error {
 		rec := &wakeRecorder{Endpoint: ep}
 		s := testSettings()
 		s.Direct = true
@@ -1273,7 +1250,7 @@ func TestDirectWakes(t *testing.T) {
 	}))
 	// An engine without load/store access, or over an endpoint that never
 	// sleeps, has nobody to wake.
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		rec := &wakeRecorder{Endpoint: ep}
 		New(rec, testSettings()).Wake(1)
 		assert.Empty(t, rec.woken)
@@ -1285,7 +1262,7 @@ func TestDirectWakes(t *testing.T) {
 }
 
 func TestPollBurst(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		s.NumPD = 32
 		e := New(ep, s)
@@ -1311,9 +1288,9 @@ func TestPollBurst(t *testing.T) {
 
 func TestRemoteEventsToHandler(t *testing.T) {
 	var posted atomic.Bool
-	var b barrier
-	b.n = 2
-	runJob(t, jobConfig(2, false), func(ep conduit.Endpoint) error {
+	var b smptest.Barrier
+	b.N = 2
+	smptest.RunJob(t, jobConfig(2, false), func(ep conduit.Endpoint) error {
 		var gen int64
 		if ep.Rank() == 1 {
 			// A raw put with a destination-side event.
@@ -1323,14 +1300,14 @@ func TestRemoteEventsToHandler(t *testing.T) {
 				return err
 			}
 			evs := make([]conduit.Event, 1)
-			if err := ep.WaitFor("completion", waitFn(func() (bool, error) { return ep.PollLocalCQ(evs) == 1, nil })); err != nil {
+			if err := ep.WaitFor("completion", smptest.WaitFunc(func() (bool, error) { return ep.PollLocalCQ(evs) == 1, nil })); err != nil {
 				return err
 			}
 			posted.Store(true)
-			return b.wait(ep, &gen)
+			return b.Wait(ep, &gen)
 		}
 		e := New(ep, testSettings())
-		if err := ep.WaitFor("the put", waitFn(func() (bool, error) { return posted.Load(), nil })); err != nil {
+		if err := ep.WaitFor("the put", smptest.WaitFunc(func() (bool, error) { return posted.Load(), nil })); err != nil {
 			return err
 		}
 		n, err := e.Poll()
@@ -1345,14 +1322,14 @@ func TestRemoteEventsToHandler(t *testing.T) {
 			assert.Equal(t, 1, got[0].Source)
 			assert.EqualValues(t, 77, got[0].Data)
 		}
-		return b.wait(ep, &gen)
+		return b.Wait(ep, &gen)
 	})
 }
 
 // TestOneTimeRegistrationWhileInFlight: on a network whose transfers take
 // time, a one-time registration lasts until its transfer completes.
 func TestOneTimeRegistrationWhileInFlight(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		a := &async{Endpoint: ep}
 		e := New(a, testSettings())
 		buf := pattern(3000, 4)
@@ -1382,7 +1359,7 @@ func TestOneTimeRegistrationWhileInFlight(t *testing.T) {
 // unregistered buffer; the second must not lose its local registration when
 // the first completes.
 func TestOneTimeRegistrationShared(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		a := &async{Endpoint: ep}
 		e := New(a, testSettings())
 		buf := pattern(3000, 4)
@@ -1409,7 +1386,7 @@ func TestOneTimeRegistrationShared(t *testing.T) {
 }
 
 func TestQuiesceAndSettings(t *testing.T) {
-	runJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		s := testSettings()
 		e := New(ep, s)
 		assert.Equal(t, s, e.Settings())
@@ -1539,7 +1516,7 @@ func newLossy(ep conduit.Endpoint, lose map[int64]int, applied bool) *lossy {
 // was lost is not applied twice. One lost every time fails with an error
 // naming the operation, the PE, the offset and the timeout.
 func TestTimeoutRetries(t *testing.T) {
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		l := newLossy(ep, map[int64]int{0: 1, 1024: 2, 2048: TimeoutRetries, 4096: 1}, true)
 		e := New(l, testSettings())
 		src := pattern(600, 3)
@@ -1598,7 +1575,7 @@ func TestTimeoutRetries(t *testing.T) {
 		return nil
 	}))
 
-	runJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
 		l := newLossy(ep, map[int64]int{64: TimeoutRetries + 1}, false)
 		e := New(l, testSettings())
 		err := putWait(e, 1, 64, make([]byte, 8))

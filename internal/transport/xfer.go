@@ -3,8 +3,6 @@ package transport
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 )
@@ -60,17 +58,29 @@ func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []
 	return err
 }
 
-// post issues one descriptor for a put or get, bouncing or registering the
-// local buffer when the backend needs registered memory and buf is not
-// (gasnet-gemini-conduit-readme.txt, RDMA: the descriptor's own buffer up
-// to its size, a pooled bounce buffer up to the bounce cutover, a one-time
-// registration above it).
+// post issues one descriptor for a put or get of buf at off of rank's
+// segment.
 func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode) error {
 	d, err := e.getPD()
 	if err != nil {
 		return err
 	}
-	n := int64(len(buf))
+	e.describe(d, t, rank, off, int64(len(buf)), order)
+	local := buf
+	if e.needReg {
+		if local, err = e.localMem(d, t, buf); err != nil {
+			e.pds.put(d)
+			return err
+		}
+	}
+	d.desc.Local = local
+	return e.issue(op, d)
+}
+
+// describe fills in what a put or get of n bytes at off of rank's segment
+// tells the backend besides its local buffer: FMA up to the FMA cutover,
+// the block transfer engine above it.
+func (e *Engine) describe(d *pd, t conduit.PostType, rank int, off, n int64, order conduit.OrderingMode) {
 	d.desc.Type = t
 	d.desc.Mech = conduit.FMA
 	if n > e.s.FMACutover {
@@ -80,54 +90,77 @@ func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byt
 	d.desc.Target = rank
 	d.desc.Remote = e.ep.SegmentHandle(rank)
 	d.desc.RemoteOffset = off
+}
+
+// localMem gives the descriptor registered local memory for buf, on a
+// backend that needs it, and returns the buffer the transfer uses
+// ([GASNET-GEMINI], RDMA): buf itself when it lies in a registration, else
+// the descriptor's own bounce buffer up to its size, a pooled bounce buffer
+// up to the bounce cutover, and a registration of buf for this transfer
+// alone above it. A put's data is copied into a bounce buffer now; a get's
+// is copied out when the descriptor completes. On failure the caller
+// returns the descriptor to the pool.
+func (e *Engine) localMem(d *pd, t conduit.PostType, buf []byte) ([]byte, error) {
+	n := int64(len(buf))
 	local := buf
-	if e.needReg {
-		if h, ok := e.ep.Registered(buf); ok {
-			d.desc.LocalMem = h
-			if e.oneTime[h.ID] > 0 {
-				// Inside another transfer's one-time registration: share
-				// it, so that it outlives both.
-				e.oneTime[h.ID]++
-				d.oneTime = h
-			}
-		} else if n <= int64(len(d.bounce)) {
-			local = d.bounce[:n]
-			d.desc.LocalMem = d.bounceMem
-			e.Stats.PDBounced++
-		} else if n <= e.s.BounceCutover {
-			b, err := e.getBounce()
-			if err != nil {
-				e.pds.put(d)
-				return err
-			}
-			d.pooled = b
-			local = b.buf[:n]
-			d.desc.LocalMem = b.mem
-			e.Stats.Bounced++
-		} else {
-			h, err := e.ep.Register(buf)
-			if err != nil {
-				e.pds.put(d)
-				return fmt.Errorf("registering a %d-byte buffer: %w", n, err)
-			}
-			d.oneTime = h
-			d.desc.LocalMem = h
-			if e.oneTime == nil {
-				e.oneTime = make(map[uint32]int)
-			}
-			e.oneTime[h.ID] = 1
-			e.Stats.OneTimeRegs++
+	h, registered := e.ep.Registered(buf)
+	switch {
+	case registered:
+		e.useRegistration(d, h)
+	case n <= int64(len(d.bounce)):
+		local = d.bounce[:n]
+		d.desc.LocalMem = d.bounceMem
+		e.Stats.PDBounced++
+	case n <= e.s.BounceCutover:
+		b, err := e.getBounce()
+		if err != nil {
+			return nil, err
 		}
-		if &local[0] != &buf[0] {
-			if t == conduit.Put {
-				copy(local, buf)
-			} else {
-				d.copyBack = buf
-			}
+		d.pooled = b
+		local = b.buf[:n]
+		d.desc.LocalMem = b.mem
+		e.Stats.Bounced++
+	default:
+		if err := e.registerOnce(d, buf); err != nil {
+			return nil, err
 		}
 	}
-	d.desc.Local = local
-	return e.issue(op, d)
+	if &local[0] != &buf[0] {
+		if t == conduit.Put {
+			copy(local, buf)
+		} else {
+			d.copyBack = buf
+		}
+	}
+	return local, nil
+}
+
+// useRegistration makes the descriptor use registration h, which holds its
+// local buffer. When h is another transfer's one-time registration the
+// descriptor shares it, so that it outlives both.
+func (e *Engine) useRegistration(d *pd, h conduit.MemHandle) {
+	d.desc.LocalMem = h
+	if e.oneTime[h.ID] > 0 {
+		e.oneTime[h.ID]++
+		d.oneTime = h
+	}
+}
+
+// registerOnce registers buf for the descriptor's transfer alone; the
+// registration goes when its last transfer completes (release).
+func (e *Engine) registerOnce(d *pd, buf []byte) error {
+	h, err := e.ep.Register(buf)
+	if err != nil {
+		return fmt.Errorf("registering a %d-byte buffer: %w", len(buf), err)
+	}
+	d.oneTime = h
+	d.desc.LocalMem = h
+	if e.oneTime == nil {
+		e.oneTime = make(map[uint32]int)
+	}
+	e.oneTime[h.ID] = 1
+	e.Stats.OneTimeRegs++
+	return nil
 }
 
 func (e *Engine) issue(op *Op, d *pd) error {
@@ -238,22 +271,4 @@ func (e *Engine) amoNow(rank int, off int64, amo conduit.AMOOp, operand, compare
 		return 0, err
 	}
 	return old, op.Err()
-}
-
-// LoadWord and StoreWord access an aligned 4- or 8-byte word of a mapped
-// segment atomically, for strict single-word accesses.
-func LoadWord(seg []byte, off int64, width int) uint64 {
-	if width == 8 {
-		return atomic.LoadUint64((*uint64)(unsafe.Pointer(&seg[off])))
-	}
-	return uint64(atomic.LoadUint32((*uint32)(unsafe.Pointer(&seg[off]))))
-}
-
-// StoreWord stores v atomically; see LoadWord.
-func StoreWord(seg []byte, off int64, width int, v uint64) {
-	if width == 8 {
-		atomic.StoreUint64((*uint64)(unsafe.Pointer(&seg[off])), v)
-		return
-	}
-	atomic.StoreUint32((*uint32)(unsafe.Pointer(&seg[off])), uint32(v))
 }

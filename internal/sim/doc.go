@@ -1,0 +1,35 @@
+// Package sim is the discrete-event kernel the simulated networks share: an
+// event queue ordered by virtual time, integer picosecond time, and a
+// scheduler that runs processing elements (PEs) as coroutines, one at a
+// time, against virtual time.
+//
+// # Time model
+//
+// The kernel's clock, Now, is the time of the event being processed. Each
+// PE has a clock of its own (Proc.Clock), which the CPU time it spends
+// advances (Proc.Advance). A PE runs until it must observe the state of the
+// simulated machine (Proc.Sync), which first lets every event before its
+// clock happen, or until it waits (Proc.Block), when the kernel runs events
+// until something wakes it. A PE may therefore run ahead of the kernel while
+// it only issues work: what it issues is scheduled at its own clock.
+//
+// Same events, same seed: the same run, bit for bit. Nothing here reads the
+// wall clock but the wall-clock limit (SetLimits), and events at the same
+// time run in a deterministic order (that of their slots in the queue;
+// models must not rely on it being the order they were scheduled in).
+//
+// A Kernel is used by one goroutine at a time: the one that calls Run, and
+// the PE coroutines it resumes, which run only while it waits.
+//
+// # Where things live
+//
+//   - kernel.go: the Kernel and its event queue (a 4-ary heap of one-word
+//     keys over a slab of event bodies): At and After schedule an event
+//     for an Actor, Step and RunUntil process them, Now and Events tell
+//     where the run is, and Rand is the seeded random source every random
+//     choice of a model must take.
+//   - proc.go: Proc, a PE run as a coroutine (Spawn, Advance, Sync, Block,
+//     Wake), and the running of a job: Run until every PE has returned,
+//     the end of a job by a PE's failure, a deadlock (every PE blocked, no
+//     event pending) or a limit (SetLimits), and the error that says which.
+package sim
