@@ -13,19 +13,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopgas/gopgas/internal/scripttest"
+
 	"github.com/gopgas/gopgas/aries/dragonfly"
 	"github.com/gopgas/gopgas/aries/dragonfly/dragonflytest"
 )
 
 func TestScripts(t *testing.T) {
-	runScripts(t, func(t *testing.T) func(command) ([]string, error) {
+	scripttest.Run(t, *rewrite, func(t *testing.T) func(scripttest.Command) ([]string, error) {
 		s := &dragonflyScript{t: t}
 		return s.run
 	})
 }
 
 // dragonflyScript is the state of one script: the system the last system
-// command built, and the output of the command being run.
+// scripttest.Command built, and the output of the scripttest.Command being run.
 type dragonflyScript struct {
 	t   *testing.T
 	d   *dragonfly.Dragonfly
@@ -37,7 +39,7 @@ func (s *dragonflyScript) printf(format string, args ...any) {
 }
 
 // dragonflyCommands maps the names of the commands to their methods.
-var dragonflyCommands = map[string]func(*dragonflyScript, command) error{
+var dragonflyCommands = map[string]func(*dragonflyScript, scripttest.Command) error{
 	"system":          (*dragonflyScript).system,
 	"aries":           (*dragonflyScript).aries,
 	"node":            (*dragonflyScript).node,
@@ -61,14 +63,14 @@ var dragonflyCommands = map[string]func(*dragonflyScript, command) error{
 // systemFree lists the commands that need no system.
 var systemFree = []string{"system", "table", "group-bisection", "efficiency"}
 
-func (s *dragonflyScript) run(c command) ([]string, error) {
+func (s *dragonflyScript) run(c scripttest.Command) ([]string, error) {
 	s.out = nil
-	cmd, ok := dragonflyCommands[c.name]
+	cmd, ok := dragonflyCommands[c.Name]
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("unknown command %q", c.name)
-	case s.d == nil && !slices.Contains(systemFree, c.name):
-		return nil, fmt.Errorf("%s before any system", c.name)
+		return nil, fmt.Errorf("unknown scripttest.Command %q", c.Name)
+	case s.d == nil && !slices.Contains(systemFree, c.Name):
+		return nil, fmt.Errorf("%s before any system", c.Name)
 	}
 	err := cmd(s, c)
 	return s.out, err
@@ -76,9 +78,9 @@ func (s *dragonflyScript) run(c command) ([]string, error) {
 
 // system builds the system: groups=G, cabinets=N or chassis=N, with
 // bundle=B cables per bundle.
-func (s *dragonflyScript) system(c command) error {
+func (s *dragonflyScript) system(c scripttest.Command) error {
 	bundle := 0
-	if err := c.ints(map[string]*int{"bundle": &bundle}); err != nil {
+	if err := c.Ints(map[string]*int{"bundle": &bundle}); err != nil {
 		return err
 	}
 	var d *dragonfly.Dragonfly
@@ -90,14 +92,14 @@ func (s *dragonflyScript) system(c command) error {
 		{"cabinets", dragonfly.ForCabinets},
 		{"chassis", dragonfly.ForChassis},
 	} {
-		if _, ok := c.kv[b.key]; !ok {
+		if _, ok := c.KV[b.key]; !ok {
 			continue
 		}
-		if err := c.expect(0, b.key, "bundle"); err != nil {
+		if err := c.Expect(0, b.key, "bundle"); err != nil {
 			return err
 		}
 		n := 0
-		if err := c.ints(map[string]*int{b.key: &n}); err != nil {
+		if err := c.Ints(map[string]*int{b.key: &n}); err != nil {
 			return err
 		}
 		var err error
@@ -154,13 +156,13 @@ func (s *dragonflyScript) ariesArg(arg string) (int, error) {
 	return a, nil
 }
 
-// ariesArgs reads the command's n positional Aries.
-func (s *dragonflyScript) ariesArgs(c command, n int, keys ...string) ([]int, error) {
-	if err := c.expect(n, keys...); err != nil {
+// ariesArgs reads the scripttest.Command's n positional Aries.
+func (s *dragonflyScript) ariesArgs(c scripttest.Command, n int, keys ...string) ([]int, error) {
+	if err := c.Expect(n, keys...); err != nil {
 		return nil, err
 	}
 	as := make([]int, n)
-	for i, arg := range c.pos {
+	for i, arg := range c.Pos {
 		a, err := s.ariesArg(arg)
 		if err != nil {
 			return nil, err
@@ -172,8 +174,8 @@ func (s *dragonflyScript) ariesArgs(c command, n int, keys ...string) ([]int, er
 
 // choiceArgs reads the route choices named by the keys of into; an absent
 // one keeps the value its target holds.
-func (c command) choiceArgs(into map[string]*uint64) error {
-	return scanArgs(c, into, func(v string) (uint64, error) { return strconv.ParseUint(v, 10, 64) })
+func choiceArgs(c scripttest.Command, into map[string]*uint64) error {
+	return scripttest.Scan(c, into, func(v string) (uint64, error) { return strconv.ParseUint(v, 10, 64) })
 }
 
 // loc names Aries a by its position.
@@ -200,7 +202,7 @@ func (s *dragonflyScript) hop(h dragonfly.Hop) string {
 }
 
 // aries prints an Aries's id, position and nodes.
-func (s *dragonflyScript) aries(c command) error {
+func (s *dragonflyScript) aries(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 1)
 	if err != nil {
 		return err
@@ -212,13 +214,13 @@ func (s *dragonflyScript) aries(c command) error {
 }
 
 // node prints a node's position and its Aries.
-func (s *dragonflyScript) node(c command) error {
-	if err := c.expect(1); err != nil {
+func (s *dragonflyScript) node(c scripttest.Command) error {
+	if err := c.Expect(1); err != nil {
 		return err
 	}
-	n, err := strconv.Atoi(c.pos[0])
+	n, err := strconv.Atoi(c.Pos[0])
 	if err != nil {
-		return fmt.Errorf("node %s: want a node id", c.pos[0])
+		return fmt.Errorf("node %s: want a node id", c.Pos[0])
 	}
 	l, err := s.d.NodeLocation(n)
 	if err != nil {
@@ -237,7 +239,7 @@ func (s *dragonflyScript) node(c command) error {
 
 // neighbors prints the Aries an Aries has green, black and global links
 // to, checking the first two against the links behind its ports.
-func (s *dragonflyScript) neighbors(c command) error {
+func (s *dragonflyScript) neighbors(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 1)
 	if err != nil {
 		return err
@@ -284,14 +286,14 @@ func (s *dragonflyScript) neighbors(c command) error {
 
 // ports prints the link behind every network port of an Aries, or those
 // of one class (class=green, black or global).
-func (s *dragonflyScript) ports(c command) error {
+func (s *dragonflyScript) ports(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 1, "class")
 	if err != nil {
 		return err
 	}
 	for port := range dragonfly.NetworkPortsPerAries {
 		class, _ := dragonfly.PortClass(port)
-		if want, ok := c.kv["class"]; ok && class.String() != want {
+		if want, ok := c.KV["class"]; ok && class.String() != want {
 			continue
 		}
 		h, ok, err := s.d.Link(as[0], port)
@@ -311,20 +313,20 @@ func (s *dragonflyScript) ports(c command) error {
 	return nil
 }
 
-// groupArgs reads the command's two positional groups.
-func (s *dragonflyScript) groupArgs(c command) (ga, gb int, err error) {
-	if err := c.expect(2); err != nil {
+// groupArgs reads the scripttest.Command's two positional groups.
+func (s *dragonflyScript) groupArgs(c scripttest.Command) (ga, gb int, err error) {
+	if err := c.Expect(2); err != nil {
 		return 0, 0, err
 	}
-	if ga, err = strconv.Atoi(c.pos[0]); err == nil {
-		gb, err = strconv.Atoi(c.pos[1])
+	if ga, err = strconv.Atoi(c.Pos[0]); err == nil {
+		gb, err = strconv.Atoi(c.Pos[1])
 	}
 	return ga, gb, err
 }
 
 // cables prints CablesBetween every pair of groups, a row a group.
-func (s *dragonflyScript) cables(c command) error {
-	if err := c.expect(0); err != nil {
+func (s *dragonflyScript) cables(c scripttest.Command) error {
+	if err := c.Expect(0); err != nil {
 		return err
 	}
 	for ga := range s.d.Groups() {
@@ -346,7 +348,7 @@ func (s *dragonflyScript) cables(c command) error {
 
 // bundle prints the global links between two groups, and the Aries of each
 // group that own them.
-func (s *dragonflyScript) bundle(c command) error {
+func (s *dragonflyScript) bundle(c scripttest.Command) error {
 	ga, gb, err := s.groupArgs(c)
 	if err != nil {
 		return err
@@ -394,13 +396,13 @@ func (s *dragonflyScript) printPath(p dragonfly.Path) {
 }
 
 // minimal prints Minimal(src, dst, choice) and MinimalChoices.
-func (s *dragonflyScript) minimal(c command) error {
+func (s *dragonflyScript) minimal(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 2, "choice")
 	if err != nil {
 		return err
 	}
 	var choice uint64
-	if err := c.choiceArgs(map[string]*uint64{"choice": &choice}); err != nil {
+	if err := choiceArgs(c, map[string]*uint64{"choice": &choice}); err != nil {
 		return err
 	}
 	p, err := s.d.Minimal(as[0], as[1], choice)
@@ -419,17 +421,17 @@ func (s *dragonflyScript) minimal(c command) error {
 }
 
 // via prints MinimalVia(src, dst, link, choice).
-func (s *dragonflyScript) via(c command) error {
+func (s *dragonflyScript) via(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 2, "link", "choice")
 	if err != nil {
 		return err
 	}
 	link := 0
-	if err := c.ints(map[string]*int{"link": &link}); err != nil {
+	if err := c.Ints(map[string]*int{"link": &link}); err != nil {
 		return err
 	}
 	var choice uint64
-	if err := c.choiceArgs(map[string]*uint64{"choice": &choice}); err != nil {
+	if err := choiceArgs(c, map[string]*uint64{"choice": &choice}); err != nil {
 		return err
 	}
 	p, err := s.d.MinimalVia(as[0], as[1], link, choice)
@@ -444,17 +446,17 @@ func (s *dragonflyScript) via(c command) error {
 
 // valiant prints NonMinimal(src, dst, via, up, down), marking where it
 // reaches the intermediate Aries.
-func (s *dragonflyScript) valiant(c command) error {
+func (s *dragonflyScript) valiant(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 2, "via", "up", "down")
 	if err != nil {
 		return err
 	}
-	via, err := s.ariesArg(c.kv["via"])
+	via, err := s.ariesArg(c.KV["via"])
 	if err != nil {
 		return err
 	}
 	var up, down uint64
-	if err := c.choiceArgs(map[string]*uint64{"up": &up, "down": &down}); err != nil {
+	if err := choiceArgs(c, map[string]*uint64{"up": &up, "down": &down}); err != nil {
 		return err
 	}
 	p, err := s.d.NonMinimal(as[0], as[1], via, up, down)
@@ -498,14 +500,14 @@ func (s *dragonflyScript) checkValiant(src, dst, via int, up uint64, p dragonfly
 
 // candidates prints CandidateLinks from an Aries to a group, grouped by
 // the Aries that owns them.
-func (s *dragonflyScript) candidates(c command) error {
+func (s *dragonflyScript) candidates(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 1, "group")
 	if err != nil {
 		return err
 	}
 	src := as[0]
 	gd := -1
-	if err := c.ints(map[string]*int{"group": &gd}); err != nil {
+	if err := c.Ints(map[string]*int{"group": &gd}); err != nil {
 		return err
 	}
 	srcLoc, _ := s.d.AriesLocation(src)
@@ -549,7 +551,7 @@ func (s *dragonflyScript) candidates(c command) error {
 
 // choices prints MinimalChoices and what the choices give: the distinct
 // paths and their lengths.
-func (s *dragonflyScript) choices(c command) error {
+func (s *dragonflyScript) choices(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 2)
 	if err != nil {
 		return err
@@ -600,7 +602,7 @@ func histogram(hist []int) string {
 
 // distances prints the lengths of the minimal paths (choice 0) from an
 // Aries to every Aries of the system.
-func (s *dragonflyScript) distances(c command) error {
+func (s *dragonflyScript) distances(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 1)
 	if err != nil {
 		return err
@@ -617,7 +619,7 @@ func (s *dragonflyScript) distances(c command) error {
 
 // valiantLengths prints the lengths of the non-minimal paths (choices 0)
 // between two Aries through every Aries of the system.
-func (s *dragonflyScript) valiantLengths(c command) error {
+func (s *dragonflyScript) valiantLengths(c scripttest.Command) error {
 	as, err := s.ariesArgs(c, 2)
 	if err != nil {
 		return err
@@ -647,8 +649,8 @@ const gigabyte = 1e9
 
 // bandwidth prints the current system's cables and global bandwidth, and
 // with full groups its bisection.
-func (s *dragonflyScript) bandwidth(c command) error {
-	if err := c.expect(0); err != nil {
+func (s *dragonflyScript) bandwidth(c scripttest.Command) error {
+	if err := c.Expect(0); err != nil {
 		return err
 	}
 	s.printf("%s, global %.1f GB/s, %.2f GB/s per node",
@@ -670,22 +672,22 @@ func (s *dragonflyScript) bandwidth(c command) error {
 
 // table prints the cables and bandwidths of systems of full groups:
 // groups=G1,G2,... and bundle=B or bundle=max.
-func (s *dragonflyScript) table(c command) error {
-	if err := c.expect(0, "groups", "bundle"); err != nil {
+func (s *dragonflyScript) table(c scripttest.Command) error {
+	if err := c.Expect(0, "groups", "bundle"); err != nil {
 		return err
 	}
 	s.printf("%6s %6s %6s %8s %14s %11s %13s", "groups", "bundle", "cables", "crossing", "bisection GB/s", "global GB/s", "GB/s per node")
-	for _, f := range strings.Split(c.kv["groups"], ",") {
+	for _, f := range strings.Split(c.KV["groups"], ",") {
 		groups, err := strconv.Atoi(f)
 		if err != nil {
-			return fmt.Errorf("groups=%s: want a list of numbers", c.kv["groups"])
+			return fmt.Errorf("groups=%s: want a list of numbers", c.KV["groups"])
 		}
 		bundle, err := dragonfly.MaxBundle(groups)
 		if err != nil {
 			return err
 		}
-		if c.kv["bundle"] != "max" {
-			if err := c.ints(map[string]*int{"bundle": &bundle}); err != nil {
+		if c.KV["bundle"] != "max" {
+			if err := c.Ints(map[string]*int{"bundle": &bundle}); err != nil {
 				return err
 			}
 		}
@@ -717,8 +719,8 @@ func (s *dragonflyScript) table(c command) error {
 
 // groupBisection prints the links crossing a group's bisection and its
 // bandwidth, for groups of 1 to ChassisPerGroup chassis.
-func (s *dragonflyScript) groupBisection(c command) error {
-	if err := c.expect(0); err != nil {
+func (s *dragonflyScript) groupBisection(c scripttest.Command) error {
+	if err := c.Expect(0); err != nil {
 		return err
 	}
 	s.printf("%7s %5s %5s %9s", "chassis", "green", "black", "GB/s")
@@ -737,12 +739,12 @@ func (s *dragonflyScript) groupBisection(c command) error {
 }
 
 // efficiency prints PayloadEfficiency(bytes, flits).
-func (s *dragonflyScript) efficiency(c command) error {
-	if err := c.expect(0, "bytes", "flits"); err != nil {
+func (s *dragonflyScript) efficiency(c scripttest.Command) error {
+	if err := c.Expect(0, "bytes", "flits"); err != nil {
 		return err
 	}
 	payload, flits := 0, 0
-	if err := c.ints(map[string]*int{"bytes": &payload, "flits": &flits}); err != nil {
+	if err := c.Ints(map[string]*int{"bytes": &payload, "flits": &flits}); err != nil {
 		return err
 	}
 	eff, err := dragonfly.PayloadEfficiency(payload, flits)

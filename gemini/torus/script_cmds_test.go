@@ -12,18 +12,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopgas/gopgas/internal/scripttest"
+
 	"github.com/gopgas/gopgas/gemini/torus"
 )
 
 func TestScripts(t *testing.T) {
-	runScripts(t, func(*testing.T) func(command) ([]string, error) {
+	scripttest.Run(t, *rewrite, func(*testing.T) func(scripttest.Command) ([]string, error) {
 		s := &torusScript{}
 		return s.run
 	})
 }
 
 // torusScript is the state of one script: the torus the last system
-// command built, and the output of the command being run.
+// scripttest.Command built, and the output of the scripttest.Command being run.
 type torusScript struct {
 	tor *torus.Torus
 	out []string
@@ -34,7 +36,7 @@ func (s *torusScript) printf(format string, args ...any) {
 }
 
 // torusCommands maps the names of the commands to their methods.
-var torusCommands = map[string]func(*torusScript, command) error{
+var torusCommands = map[string]func(*torusScript, scripttest.Command) error{
 	"system":    (*torusScript).system,
 	"y":         (*torusScript).setY,
 	"gemini":    (*torusScript).gemini,
@@ -47,14 +49,14 @@ var torusCommands = map[string]func(*torusScript, command) error{
 	"bisection": (*torusScript).bisection,
 }
 
-func (s *torusScript) run(c command) ([]string, error) {
+func (s *torusScript) run(c scripttest.Command) ([]string, error) {
 	s.out = nil
-	cmd, ok := torusCommands[c.name]
+	cmd, ok := torusCommands[c.Name]
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("unknown command %q", c.name)
-	case c.name != "system" && s.tor == nil:
-		return nil, fmt.Errorf("%s before any system", c.name)
+		return nil, fmt.Errorf("unknown scripttest.Command %q", c.Name)
+	case c.Name != "system" && s.tor == nil:
+		return nil, fmt.Errorf("%s before any system", c.Name)
 	}
 	err := cmd(s, c)
 	return s.out, err
@@ -62,18 +64,18 @@ func (s *torusScript) run(c command) ([]string, error) {
 
 // system builds the torus: torus=XxYxZ in Geminis (y=open for an open y),
 // cabinets=N rows=R for Table 1, or mseries=N y=Y for the m-series.
-func (s *torusScript) system(c command) error {
+func (s *torusScript) system(c scripttest.Command) error {
 	var tor *torus.Torus
 	switch {
-	case c.kv["torus"] != "":
-		if err := c.expect(0, "torus", "y"); err != nil {
+	case c.KV["torus"] != "":
+		if err := c.Expect(0, "torus", "y"); err != nil {
 			return err
 		}
 		var gx, gy, gz int
-		if _, err := fmt.Sscanf(c.kv["torus"], "%dx%dx%d", &gx, &gy, &gz); err != nil {
-			return fmt.Errorf("torus=%s: want XxYxZ: %v", c.kv["torus"], err)
+		if _, err := fmt.Sscanf(c.KV["torus"], "%dx%dx%d", &gx, &gy, &gz); err != nil {
+			return fmt.Errorf("torus=%s: want XxYxZ: %v", c.KV["torus"], err)
 		}
-		yClosed, err := parseY(c.kv["y"])
+		yClosed, err := parseY(c.KV["y"])
 		if err != nil {
 			return err
 		}
@@ -82,12 +84,12 @@ func (s *torusScript) system(c command) error {
 			s.printf("error: %v", err)
 			return nil
 		}
-	case c.kv["cabinets"] != "":
-		if err := c.expect(0, "cabinets", "rows"); err != nil {
+	case c.KV["cabinets"] != "":
+		if err := c.Expect(0, "cabinets", "rows"); err != nil {
 			return err
 		}
 		perRow, rows := 0, 1
-		if err := c.ints(map[string]*int{"cabinets": &perRow, "rows": &rows}); err != nil {
+		if err := c.Ints(map[string]*int{"cabinets": &perRow, "rows": &rows}); err != nil {
 			return err
 		}
 		var (
@@ -99,12 +101,12 @@ func (s *torusScript) system(c command) error {
 			return nil
 		}
 		s.printf("%v: %s of %s, %d in all", class, plural(rows, "row"), plural(perRow, "cabinet"), rows*perRow)
-	case c.kv["mseries"] != "":
-		if err := c.expect(0, "mseries", "y"); err != nil {
+	case c.KV["mseries"] != "":
+		if err := c.Expect(0, "mseries", "y"); err != nil {
 			return err
 		}
 		cabinets, y := 0, 0
-		if err := c.ints(map[string]*int{"mseries": &cabinets, "y": &y}); err != nil {
+		if err := c.Ints(map[string]*int{"mseries": &cabinets, "y": &y}); err != nil {
 			return err
 		}
 		var err error
@@ -134,11 +136,11 @@ func parseY(v string) (bool, error) {
 }
 
 // setY opens or closes y of the current torus.
-func (s *torusScript) setY(c command) error {
-	if err := c.expect(1); err != nil {
+func (s *torusScript) setY(c scripttest.Command) error {
+	if err := c.Expect(1); err != nil {
 		return err
 	}
-	closed, err := parseY(c.pos[0])
+	closed, err := parseY(c.Pos[0])
 	if err != nil {
 		return err
 	}
@@ -171,13 +173,13 @@ func (s *torusScript) geminiArg(arg string) (int, error) {
 	return g, nil
 }
 
-// geminiArgs reads the command's n positional Geminis.
-func (s *torusScript) geminiArgs(c command, n int) ([]int, error) {
-	if err := c.expect(n); err != nil {
+// geminiArgs reads the scripttest.Command's n positional Geminis.
+func (s *torusScript) geminiArgs(c scripttest.Command, n int) ([]int, error) {
+	if err := c.Expect(n); err != nil {
 		return nil, err
 	}
 	gs := make([]int, n)
-	for i, arg := range c.pos {
+	for i, arg := range c.Pos {
 		g, err := s.geminiArg(arg)
 		if err != nil {
 			return nil, err
@@ -191,7 +193,7 @@ func (s *torusScript) geminiArgs(c command, n int) ([]int, error) {
 func (s *torusScript) at(g int) string { return fmt.Sprintf("%d %v", g, s.tor.Coord(g)) }
 
 // gemini prints a Gemini's coordinate and the nodes it serves.
-func (s *torusScript) gemini(c command) error {
+func (s *torusScript) gemini(c scripttest.Command) error {
 	gs, err := s.geminiArgs(c, 1)
 	if err != nil {
 		return err
@@ -203,13 +205,13 @@ func (s *torusScript) gemini(c command) error {
 }
 
 // node prints the Gemini a node is attached to.
-func (s *torusScript) node(c command) error {
-	if err := c.expect(1); err != nil {
+func (s *torusScript) node(c scripttest.Command) error {
+	if err := c.Expect(1); err != nil {
 		return err
 	}
-	n, err := strconv.Atoi(c.pos[0])
+	n, err := strconv.Atoi(c.Pos[0])
 	if err != nil || n < 0 || n >= s.tor.Nodes() {
-		return fmt.Errorf("node %s: want 0 to %d", c.pos[0], s.tor.Nodes()-1)
+		return fmt.Errorf("node %s: want 0 to %d", c.Pos[0], s.tor.Nodes()-1)
 	}
 	s.printf("node %d: Gemini %s", n, s.at(s.tor.GeminiOfNode(n)))
 	return nil
@@ -221,7 +223,7 @@ var dims = [torus.DimCount]torus.Dim{torus.DimX, torus.DimY, torus.DimZ}
 
 // neighbors prints the neighbour of a Gemini through each of its six
 // ports, and how many connections Wiring lays to it.
-func (s *torusScript) neighbors(c command) error {
+func (s *torusScript) neighbors(c scripttest.Command) error {
 	gs, err := s.geminiArgs(c, 1)
 	if err != nil {
 		return err
@@ -261,7 +263,7 @@ func plural(n int, what string) string {
 }
 
 // delta prints the minimal move along each dimension and the hop count.
-func (s *torusScript) delta(c command) error {
+func (s *torusScript) delta(c scripttest.Command) error {
 	gs, err := s.geminiArgs(c, 2)
 	if err != nil {
 		return err
@@ -283,7 +285,7 @@ func (s *torusScript) delta(c command) error {
 }
 
 // route prints the dimension-order route between two Geminis, a hop a line.
-func (s *torusScript) route(c command) error {
+func (s *torusScript) route(c scripttest.Command) error {
 	gs, err := s.geminiArgs(c, 2)
 	if err != nil {
 		return err
@@ -328,7 +330,7 @@ func (s *torusScript) checkedRoute(src, dst int) ([]torus.Hop, error) {
 
 // distances prints how many Geminis lie at each hop count from a Gemini,
 // checking every route on the way.
-func (s *torusScript) distances(c command) error {
+func (s *torusScript) distances(c scripttest.Command) error {
 	gs, err := s.geminiArgs(c, 1)
 	if err != nil {
 		return err
@@ -357,9 +359,9 @@ func (s *torusScript) distances(c command) error {
 
 // wiring prints the torus connections: with no argument their number per
 // dimension, with a Gemini those leaving it in Wiring's order.
-func (s *torusScript) wiring(c command) error {
-	if len(c.pos) == 0 {
-		if err := c.expect(0); err != nil {
+func (s *torusScript) wiring(c scripttest.Command) error {
+	if len(c.Pos) == 0 {
+		if err := c.Expect(0); err != nil {
 			return err
 		}
 		var per [torus.DimCount]int
@@ -390,8 +392,8 @@ func (s *torusScript) wiring(c command) error {
 const gigabyte = 1e9
 
 // bisection prints the worst-case cut and the bandwidths that follow.
-func (s *torusScript) bisection(c command) error {
-	if err := c.expect(0); err != nil {
+func (s *torusScript) bisection(c scripttest.Command) error {
+	if err := c.Expect(0); err != nil {
 		return err
 	}
 	links, d := s.tor.BisectionLinks()
