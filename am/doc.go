@@ -1,5 +1,5 @@
 // Package am is gopgas's active-message layer, after GASNet's core API and
-// the design of its gemini-conduit (reference/gasnet-gemini-conduit-readme.txt,
+// the design of its gemini-conduit ([GASNET-GEMINI],
 // Active Message design).
 //
 // An active message names a handler that runs on the target PE when that PE

@@ -6,7 +6,7 @@ import (
 	"github.com/gopgas/gopgas/bench/calibration/caltest"
 )
 
-// The A-* rows of CALIBRATION.md (calibration/aries.go), grouped as the
+// The A-* rows of the calibration sheet (bench/calibration/aries.go), grouped as the
 // sheet groups them.
 
 // A-NIC-BW, A-PCIE, A-TILE, A-FLITS, A-EFF: the NIC, host interface and

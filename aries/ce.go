@@ -10,7 +10,7 @@ import (
 )
 
 // The collective engine (whitepaper, Reductions and Barriers;
-// CALIBRATION.md A-CE-SHAPE): each NIC has four virtual CEs, each with one
+// calibration row A-CE-SHAPE): each NIC has four virtual CEs, each with one
 // operation pending at a time; a job's reduction trees, of branching ratio
 // up to 32, are built at job start over its nodes; partial results go up
 // the tree, the NICs reducing, and the result comes back down to every

@@ -8,7 +8,7 @@ import (
 )
 
 // The arithmetic of the collective engine's reductions (whitepaper,
-// Reductions and Barriers; CALIBRATION.md A-CE-SHAPE): the operands, the
+// Reductions and Barriers; calibration row A-CE-SHAPE): the operands, the
 // operations the engine has, and how it combines two operands.
 
 // ceOperand is a value of a reduction, with the identifier MINLOC and

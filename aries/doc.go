@@ -6,7 +6,7 @@
 //
 // References: "whitepaper" is [ARIES-WP] (docs/references.md). It has no
 // section numbers, so sections are cited by their titles ("Aries Router",
-// "Cray XC Routing", "Address Translation", ...). CALIBRATION.md rows are
+// "Cray XC Routing", "Address Translation", ...). Calibration rows are
 // cited by their ids (A-FLITS, A-HOP, ...). Each parameter says where its
 // value comes from (params.go).
 //

@@ -6,7 +6,7 @@ import (
 	"github.com/gopgas/gopgas/internal/simnet"
 )
 
-// Address translation (whitepaper, Address Translation; CALIBRATION.md
+// Address translation (whitepaper, Address Translation; calibration row
 // A-IOMMU). The NIC's IOMMU translates the virtual address an incoming
 // request (or a local read, a fetching response, a completion write)
 // names into a physical one. Its page-table-entry cache is 4-way set

@@ -45,7 +45,7 @@ const (
 	TileClockHz = 875e6
 
 	// TileBytesPerSecond is 5.25 GB/s, one flit per cycle (whitepaper, Aries
-	// Performance; CALIBRATION.md A-TILE).
+	// Performance; calibration row A-TILE).
 	TileBytesPerSecond = FlitBytes * TileClockHz
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Whitepaper, Aries Router and Aries Performance (CALIBRATION.md A-TILE):
+// Whitepaper, Aries Router and Aries Performance (calibration row A-TILE):
 // the router's tiles.
 func TestTileConstants(t *testing.T) {
 	// Aries Router: 48 tiles in 6 x 8, 40 network and 8 processor.

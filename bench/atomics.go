@@ -155,7 +155,7 @@ func contains(s, sub string) bool {
 }
 
 // ManyToOne is the AMO-cache experiment of
-// gemini-system-interconnect-paper.txt, Figure 9: every PE not on node 0
+// [GEMINI-HOTI], Figure 9: every PE not on node 0
 // posts windows of non-blocking 64-bit atomic adds to words of rank 0,
 // either all to one word (vars 1: AMO cache hits) or each to one of vars
 // words chosen at random (8192: misses). The figure is the aggregate rate

@@ -1,7 +1,7 @@
 // Package bench holds gopgas's microbenchmarks: OSU-style latency,
 // bandwidth, message-rate, atomic and collective benchmarks, and the
 // bidirectional multi-pair benchmark of the message-ordering paper
-// (reference/gemini-message-ordering-paper.txt, Figure 2). Each runs a
+// ([ORDERING], Figure 2). Each runs a
 // pgas job on any backend and returns one Point per message size; on a
 // simulated backend the times are simulated, on the shared-memory one
 // they are wall-clock (Result.TimeBase says which).

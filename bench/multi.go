@@ -31,7 +31,7 @@ func (o Op) String() string {
 }
 
 // OrderingBW is the bidirectional multi-pair benchmark of
-// gemini-message-ordering-paper.txt, Figure 2: with n PEs, pairs = n/2 and
+// [ORDERING], Figure 2: with n PEs, pairs = n/2 and
 // every PE's target is (rank + pairs) mod n; each iteration every PE posts
 // a window of non-blocking gets (or puts) of the size and waits for them
 // all; the figure is the aggregate bandwidth, size x window x iterations x

@@ -42,7 +42,7 @@ func (t Time) String() string {
 	return fmt.Sprintf("%.3fns", float64(t)/float64(Nanosecond))
 }
 
-// OrderingMode is the network ordering of reference/gemini-message-ordering-paper.txt
+// OrderingMode is the network ordering of [ORDERING]
 // section II. Posted requests (writes, messages) expect no response;
 // non-posted requests (reads, acknowledged writes, fetching AMOs) do.
 type OrderingMode uint8

@@ -1,7 +1,7 @@
 // Package conduit is the contract between the gopgas runtime and a network.
 //
 // It is modelled on Cray's Generic Network Interface (GNI), the API under
-// GASNet's gemini-conduit (reference/gasnet-gemini-conduit-readme.txt), so that
+// GASNet's gemini-conduit ([GASNET-GEMINI]), so that
 // the same runtime runs unchanged over a real shared-memory backend
 // (conduit/smp) and over the simulated Gemini and Aries networks.
 //
@@ -27,7 +27,7 @@
 //     space first; a backend still reports [ErrMailboxFull] rather than
 //     dropping a message.
 //   - The network ordering mode ([OrderingMode]) of
-//     reference/gemini-message-ordering-paper.txt section II: strict (nothing
+//     [ORDERING] section II: strict (nothing
 //     overtakes), default (non-posted requests may pass posted ones) and
 //     relaxed (both may pass). It is set per endpoint and may be overridden
 //     per descriptor.
@@ -50,7 +50,7 @@
 // observes it; under [OrderDefault] and [OrderRelaxed] a later non-posted
 // request (a get or fetching AMO) issued by another PE may still be served
 // before the write commits, exactly as on Gemini's HyperTransport
-// (reference/gemini-message-ordering-paper.txt section IV.A, Figure 7). The
+// ([ORDERING] section IV.A, Figure 7). The
 // local event of a get means the data is in the local buffer. The local event
 // of an AMO means it was performed at the target and, for fetching AMOs, that
 // [PostDesc.Result] holds the old value.
@@ -78,7 +78,7 @@
 // write ([StoreFlag]); a PE may poll it ([LoadFlag], inside
 // [Endpoint.WaitFor]) to learn of that one get's arrival without draining
 // its completion queue. This is the Aries "flagged response"
-// (reference/aries-xc-network-whitepaper.txt, Remote Memory Access): "the get
+// ([ARIES-WP], Remote Memory Access): "the get
 // response data is accompanied by a flag word written to local memory. The
 // application may poll on the flag word to determine the arrival of
 // responses to individual get requests."

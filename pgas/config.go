@@ -15,7 +15,7 @@ import (
 // Ordering is the network ordering mode (see conduit.OrderingMode).
 type Ordering = conduit.OrderingMode
 
-// The network ordering modes of reference/gemini-message-ordering-paper.txt
+// The network ordering modes of [ORDERING]
 // section II.
 const (
 	OrderStrict  = conduit.OrderStrict

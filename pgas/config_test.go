@@ -1,6 +1,6 @@
 package pgas_test
 
-// Configuration resolution through pgas.Run: defaults (CALIBRATION.md,
+// Configuration resolution through pgas.Run: defaults (the calibration sheet,
 // "Runtime defaults"), environment variables, explicit Config fields, and
 // the one-line errors that reject invalid values at startup.
 
@@ -92,7 +92,7 @@ func cfgtSetting(t *testing.T, env string) pgas.Setting {
 }
 
 // TestConfigDefaults: with an empty environment every setting takes the
-// default of CALIBRATION.md's runtime rows (and the package's own).
+// default of the calibration sheet's runtime rows (and the package's own).
 func TestConfigDefaults(t *testing.T) {
 	seen, ran, err := cfgtResolve(t, pgas.Config{PEs: 1, Env: cfgtEnv(nil)})
 	require.NoError(t, err)

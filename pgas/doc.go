@@ -77,7 +77,7 @@
 // accesses. PE.SetDefaultAccess sets a PE's default; PE.With(Strict) and
 // Array.With(Strict) choose per operation. Under relaxed network ordering
 // (Config.Ordering) a get may pass an earlier put to the same location on
-// the network (reference/gemini-message-ordering-paper.txt, Figure 7); Quiet
+// the network ([ORDERING], Figure 7); Quiet
 // therefore also flushes: it makes every completed put globally visible.
 //
 // # Synchronisation and collectives

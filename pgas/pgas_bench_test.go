@@ -117,7 +117,7 @@ func benchName(n int) string { return humanize.IBytes(uint64(n)) }
 const benchWindow = 64
 
 // benchSlot is where the i-th transfer of n bytes lands: no buffer is
-// reused within a window (reference/gemini-message-ordering-paper.txt,
+// reused within a window ([ORDERING],
 // Figure 2), within 63 MiB of the segment.
 func benchSlot(i, n int) int64 {
 	slots := max(1, min(benchWindow, (benchSegment-benchOff)/n))

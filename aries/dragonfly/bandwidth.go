@@ -96,7 +96,7 @@ func GroupBisectionLinks(chassis int) (green, black int, err error) {
 // ElectricalLinkBytesPerSecond of the smaller of GroupBisectionLinks's cuts
 // (the green one alone for a single chassis). A full group gives the
 // whitepaper's "384 × 5.25 × 2 = 4032 GB/s" (Aries Performance;
-// CALIBRATION.md A-GREEN). The error wraps errs.Argument.
+// calibration row A-GREEN). The error wraps errs.Argument.
 func GroupBisectionBandwidth(chassis int) (float64, error) {
 	if chassis < 1 || chassis > ChassisPerGroup {
 		return 0, fmt.Errorf("aries: GroupBisectionBandwidth: %d chassis: must be 1 to %d: %w",
@@ -115,7 +115,7 @@ func GroupBisectionBandwidth(chassis int) (float64, error) {
 // response together, and the LCB uses one flit in LCBFlitsPerSet: the
 // whitepaper's "(64 bytes/15 flits) × (9 flits/60 bytes) = 64 percent" for
 // a 64-byte put (14 request flits + 1 response) or get (3 + 12) (Aries
-// Performance; CALIBRATION.md A-EFF). payloadBytes must be 1 to
+// Performance; calibration row A-EFF). payloadBytes must be 1 to
 // flits*FlitBytes. The error wraps errs.Argument.
 func PayloadEfficiency(payloadBytes, flits int) (float64, error) {
 	if flits < 1 || payloadBytes < 1 || payloadBytes > flits*FlitBytes {

@@ -14,7 +14,7 @@
 // section numbers, so sections are cited by their titles: "Aries", "Aries
 // Router", "Dragonfly Implementation" (for "Dragonfly Implementation for the
 // Cray XC Series"), "Cray XC Routing", "Aries Performance" and "Cray XC
-// Series Configuration". CALIBRATION.md rows are cited by their ids
+// Series Configuration". Calibration rows are cited by their ids
 // (A-GROUP, A-MINHOPS, ...). Errors begin with "aries:", the backend this
 // package is a part of.
 //

@@ -184,7 +184,7 @@ const (
 	// PeakGlobalBytesPerSecondPerNode is 11.72 GB/s: GlobalLinksPerAries
 	// optical links shared by the NodesPerAries nodes of an Aries, "Peak
 	// global bandwidth is 11.7 GB/s per node for a full network"
-	// (whitepaper, Aries Performance; CALIBRATION.md A-GLOBAL).
+	// (whitepaper, Aries Performance; calibration row A-GLOBAL).
 	PeakGlobalBytesPerSecondPerNode = GlobalLinksPerAries * OpticalLinkBytesPerSecond / NodesPerAries
 )
 

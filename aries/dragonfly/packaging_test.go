@@ -9,7 +9,7 @@ import (
 )
 
 // Whitepaper, Dragonfly Implementation, Table 1, Aries Router and Aries
-// Performance (CALIBRATION.md A-GROUP). The router's tiles are the aries
+// Performance (calibration row A-GROUP). The router's tiles are the aries
 // package's (tiles_test.go).
 func TestConstants(t *testing.T) {
 	// A-GROUP: 6 chassis x 16 Aries x 4 nodes.

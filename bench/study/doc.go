@@ -1,5 +1,5 @@
 // Package study runs the ordering study: section III of
-// reference/gemini-message-ordering-paper.txt reproduced on a backend.
+// [ORDERING] reproduced on a backend.
 //
 // For each network ordering mode (strict, default, relaxed) it measures
 // the bidirectional multi-pair benchmark of the paper's Figure 2

@@ -5,7 +5,7 @@
 // transfers, completion tracking, and the load/store shortcut to segments
 // the backend maps. It follows the RDMA design of GASNet's gemini-conduit
 // ([GASNET-GEMINI], RDMA and Event Processing) with the defaults of
-// CALIBRATION.md's runtime rows (R-*).
+// the calibration sheet's runtime rows (R-*).
 //
 // An Engine belongs to one PE and is not safe for concurrent use. The
 // layers above hand it one operation at a time as an Op, which collects

@@ -21,9 +21,9 @@ import (
 func calibrateCommand() *command {
 	return &command{
 		name:    "calibrate",
-		summary: "the calibration report: every CALIBRATION.md row of a simulated backend",
+		summary: "the calibration report: every calibration row of a simulated backend",
 		args:    "[flags]",
-		about: "Runs the scenario of each calibration row of a simulated backend (CALIBRATION.md) and prints one line per row ID: " +
+		about: "Runs the scenario of each calibration row of a simulated backend (docs/calibration.md) and prints one line per row ID: " +
 			"the published value, the simulated value, their ratio, PASS/FAIL/SKIP/ERROR against the row's tolerance, and the conditions the scenario used; " +
 			"the scenario's details and, for rows the model is known to miss, why, follow as indented lines. " +
 			"Rows run in parallel (--parallel) and share the runs several rows draw on. " +

@@ -1,8 +1,9 @@
 // Command pgasbench runs gopgas's benchmarks: the OSU-style
 // microbenchmarks of package bench on any backend (the shared-memory one
 // in wall-clock time, the simulated Cray networks in simulated time), the
-// ordering study of gemini-message-ordering-paper.txt section III, and the
-// calibration report of the simulated networks against CALIBRATION.md.
+// ordering study of [ORDERING] section III, and the
+// calibration report of the simulated networks against the calibration sheet
+// (docs/calibration.md).
 //
 // Usage:
 //

@@ -16,7 +16,7 @@ import (
 func studyCommand() *command {
 	return &command{
 		name:    "ordering",
-		summary: "the ordering study (gemini-message-ordering-paper.txt section III)",
+		summary: "the ordering study ([ORDERING] section III)",
 		args:    "[flags]",
 		about: "For each ordering mode (strict, default, relaxed), measures the paper's Figure 2 benchmark (gets, one outstanding per PE): " +
 			"bandwidth vs message size for FMA, block transfer (BTE) and automatic choice at 4 nodes x 24 PEs per node = 48 pairs (Figure 3), " +
