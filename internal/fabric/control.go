@@ -4,11 +4,10 @@ import (
 	"fmt"
 
 	"github.com/gopgas/gopgas/conduit"
-	"github.com/gopgas/gopgas/internal/simnet"
 )
 
-// Control packets and the hooks a backend's own NIC units use (the Aries
-// collective engine, aries/offload.go).
+// Control packets, and the exported helpers a backend's own NIC units use
+// (the Aries collective engine, aries/offload.go).
 //
 // A control packet is a network packet that belongs to no transaction: a
 // NIC unit sends it to another node's NIC, where the receive pipeline
@@ -24,42 +23,6 @@ import (
 // the wire of a link that fails (Stats.Lost, fault.go) ends the job with
 // an error that says so, as nothing would ever complete what waits for
 // it.
-
-// OffloadBarrier forwards ep's offloaded barrier to the backend's
-// collective engine (Config.Offload); a machine without one fails with
-// conduit.ErrUnsupported.
-func (m *Machine) OffloadBarrier(ep *simnet.Endpoint) (conduit.Collective, error) {
-	if m.cfg.Offload == nil {
-		return nil, fmt.Errorf("%s: PE %d: OffloadBarrier: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
-	}
-	return m.cfg.Offload.OffloadBarrier(ep)
-}
-
-// OffloadAllreduce forwards ep's offloaded allreduce to the backend's
-// collective engine (Config.Offload); a machine without one fails with
-// conduit.ErrUnsupported.
-func (m *Machine) OffloadAllreduce(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value uint64) (conduit.Collective, error) {
-	if m.cfg.Offload == nil {
-		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduce: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
-	}
-	return m.cfg.Offload.OffloadAllreduce(ep, op, kind, width, value)
-}
-
-// OffloadAllreduceLoc forwards ep's offloaded minimum or maximum with a
-// location to the backend's collective engine; an engine without such
-// reductions (or none) fails with conduit.ErrUnsupported.
-func (m *Machine) OffloadAllreduceLoc(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error) {
-	lo, ok := m.cfg.Offload.(simnet.LocOffloader)
-	if !ok {
-		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
-	}
-	return lo.OffloadAllreduceLoc(ep, op, kind, width, value, loc)
-}
-
-var (
-	_ simnet.Offloader    = (*Machine)(nil)
-	_ simnet.LocOffloader = (*Machine)(nil)
-)
 
 // SendControl sends a control packet of size link units from node src's
 // NIC to node dst's: it enters src's transmit pipeline at at (not before

@@ -51,8 +51,9 @@ type Config struct {
 	// deregister, deregistration) of bytes as region id of ep's memory on
 	// node, before its cost is booked; an error refuses it.
 	Registered func(ep *simnet.Endpoint, node int, id uint32, bytes int64, deregister bool) error
-	// Offload, if set, is the backend's collective engine: the Machine
-	// forwards the endpoints' offloaded collectives to it (control.go).
+	// Offload, if set, is the backend's collective engine: Start makes it
+	// the job's (simnet.Job.Offload), and the endpoints hand their
+	// offloaded collectives to it directly.
 	Offload simnet.Offloader
 	// ReroutePause is how long the management software keeps the network
 	// quiesced after a link fails under deterministic routing, while it
@@ -171,10 +172,12 @@ func (m *Machine) Costs() simnet.Costs {
 }
 
 // Start builds the machine for the job: the backend's network (Config.Build),
-// the NICs and their host interfaces.
+// the NICs and their host interfaces. The backend's collective engine
+// (Config.Offload), if any, becomes the job's.
 func (m *Machine) Start(j *simnet.Job) error {
 	m.job = j
 	m.k = j.K
+	j.Offload = m.cfg.Offload
 	nodes := j.Nodes()
 	topo, err := m.cfg.Build(m, nodes)
 	if err != nil {
