@@ -1,13 +1,9 @@
 package fabric
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/gopgas/gopgas/conduit"
-)
-
-// Control packets, and the exported helpers a backend's own NIC units use
-// (the Aries collective engine, aries/offload.go).
+// Control packets, by which a backend's own NIC units (the Aries
+// collective engine) talk to each other across the network.
 //
 // A control packet is a network packet that belongs to no transaction: a
 // NIC unit sends it to another node's NIC, where the receive pipeline
@@ -59,33 +55,4 @@ func (n *nic) control(p *Packet) {
 	deliver := p.ctl
 	n.m.freePacket(p)
 	deliver(n.m.k.Now())
-}
-
-// HostToNIC books bytes (data and overhead) on node's host-to-NIC
-// direction at t and returns when they have reached the NIC: a store of
-// the node's CPU into a NIC unit (Host.ToNIC).
-func (m *Machine) HostToNIC(node int, t Time, bytes int) Time {
-	return m.nics[node].host.ToNIC(t, bytes)
-}
-
-// HostWrite books a posted write by node's NIC of n data bytes in cnt
-// host-interface transactions to memory at loc, at t, and returns when it
-// is visible (Host.Write).
-func (m *Machine) HostWrite(node int, t Time, n, cnt, loc int, order conduit.OrderingMode) (visible Time) {
-	_, visible = m.nics[node].host.Write(t, n, cnt, loc, order)
-	return visible
-}
-
-// Cycles is n cycles of the NIC's clock.
-func (m *Machine) Cycles(n int64) Time { return m.cycles(n) }
-
-// Tracing says whether the job is traced (the trace option).
-func (m *Machine) Tracing() bool { return m.trace != nil }
-
-// TraceNIC records a span of a NIC unit's work on node's NIC track of the
-// trace, when the job is traced.
-func (m *Machine) TraceNIC(node int, what string, start, end Time) {
-	if m.trace != nil {
-		m.traceNIC(m.nics[node], what, start, end)
-	}
 }
