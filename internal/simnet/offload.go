@@ -6,8 +6,8 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 )
 
-// Offloader is a network's collective engine, whose NICs reduce in the
-// network (the Aries collective engine): the job's Offload, which the
+// Offloader is the collective engine of a network whose NICs reduce in
+// the network (the Aries collective engine): the job's Offload, which the
 // Network sets in Start. The Endpoint's conduit.CollectiveOffload methods
 // hand their calls to it, from the PE's coroutine at the PE's clock; the
 // model completes each Collective at the simulated moment its result
