@@ -1,7 +1,35 @@
 package fabric
 
+import "github.com/gopgas/gopgas/internal/sim"
+
 // The block-transfer engine: a NIC serves Params.BTEChannels transfers at
-// once, in turn, the others waiting in its queue.
+// once, in turn, the others waiting in its queue. The CPU only writes the
+// transfer's descriptor (postBTE); the engine makes the requests, reading
+// a put's data from local memory itself (bteSend), and a transfer holds
+// its channel until it completes (bteEnd).
+
+// postBTE hands a put or a get to its NIC's block-transfer engine: the
+// CPU writes the descriptor (BTEPost), which crosses the host interface to
+// the engine's queue.
+func (m *Machine) postBTE(t *txn, p *sim.Proc) {
+	t.bte = true
+	t.reads = make([]Time, m.p.BTEReadsOutstanding)
+	p.Advance(m.p.BTEPost)
+	m.k.At(t.src.host.ToNIC(p.Clock(), m.p.BTEDescriptorBytes), t.src, nicBTEQueue, t)
+}
+
+// bteQueue queues a transfer whose descriptor has reached the NIC.
+func (n *nic) bteQueue(t *txn) {
+	n.bteQ = append(n.bteQ, t)
+	n.bteStart()
+}
+
+// bteEnd frees the channel of a transfer that completed, for the next
+// queued one.
+func (n *nic) bteEnd() {
+	n.bteActive--
+	n.bteStart()
+}
 
 // bteStart starts queued block transfers while a channel is free.
 func (n *nic) bteStart() {
@@ -57,7 +85,7 @@ func (n *nic) bteSend() {
 			tried++
 			continue
 		}
-		if n.orbUsed+max(t.unit, 1) > m.p.ORBEntries {
+		if !n.orbRoom(max(t.unit, 1)) {
 			n.bteParked = true
 			return
 		}

@@ -164,7 +164,8 @@ func (c *Channel) absorb(vc int) {
 }
 
 // send starts the next packet that has room downstream, taking the virtual
-// channels in turn.
+// channels in turn: it takes the packet's credits, draws whether the far
+// end finds a bad CRC, and puts the packet on the wire.
 func (c *Channel) send() {
 	now := c.m.k.Now()
 	if now < c.busy {
@@ -175,7 +176,27 @@ func (c *Channel) send() {
 		c.m.stall(c)
 		return
 	}
-	var p *Packet
+	p := c.pick()
+	if p == nil {
+		return // wait for a credit or a packet
+	}
+	need := c.take(p)
+	ser := Time(p.Size) * c.unitTime
+	occupy, extra := c.crc(ser)
+	c.occupy(p, now, occupy)
+	p.Hops++
+	head := now + c.flight + extra
+	c.arrive(p, head, head+ser, need)
+	if c.queued > 0 {
+		c.kick()
+	}
+}
+
+// pick takes the next packet that has room in the far end's buffer, the
+// virtual channels in turn from c.rr. With none, it returns nil, and a
+// send attempt comes when the first credit a waiting packet needs comes
+// back (if any is on its way).
+func (c *Channel) pick() *Packet {
 	wake := Time(-1) // when a credit a waiting packet needs comes back
 	vcs := c.m.p.VCs
 	pooled := c.m.p.SharedInputUnits > 0
@@ -200,50 +221,70 @@ func (c *Channel) send() {
 		if c.credits[vc]+c.shared < c.creditsFor(q.head) {
 			if pooled {
 				blocked = true
-			} else if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
-				wake = r[0].at
+			} else {
+				wake = c.firstReturn(vc, wake)
 			}
 			continue
 		}
-		p = q.pop()
+		p := q.pop()
 		c.rr = uint8(vc + 1)
 		if int(c.rr) == vcs {
 			c.rr = 0
 		}
-		break
+		return p
 	}
-	if p == nil {
-		if blocked {
-			// Space of any VC may be what it waits for.
-			for vc := range vcs {
-				if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
-					wake = r[0].at
-				}
-			}
+	if blocked {
+		// Space of any VC may be what it waits for.
+		for vc := range vcs {
+			wake = c.firstReturn(vc, wake)
 		}
-		if wake >= 0 {
-			c.kickAt(wake)
-		}
-		return // wait for a credit or a packet
 	}
+	if wake >= 0 {
+		c.kickAt(wake)
+	}
+	return nil
+}
+
+// firstReturn is the earlier of wake (none if negative) and when vc's
+// next credit comes back, if one is on its way.
+func (c *Channel) firstReturn(vc int, wake Time) Time {
+	if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+		return r[0].at
+	}
+	return wake
+}
+
+// take takes p out of the queue and the space it needs in the far end's
+// buffer, its VC's own first and then the pool's, and returns how much
+// that is.
+func (c *Channel) take(p *Packet) (need int) {
 	c.queued--
 	c.queuedUnits -= p.Size
-	need := c.creditsFor(p)
+	need = c.creditsFor(p)
 	own := min(need, c.credits[p.VC])
 	c.credits[p.VC] -= own
 	c.shared -= need - own
 	p.pooled = int32(need - own)
-	ser := Time(p.Size) * c.unitTime
-	var extra Time // a retried packet arrives this much later
-	occupy := ser
+	return need
+}
+
+// crc draws whether the far end finds a bad CRC in a packet that takes ser
+// to send and asks for it again; the send buffer covers the round trip, so
+// the cost is time. It returns how long the packet occupies the channel,
+// and how much later than at first sending it arrives.
+func (c *Channel) crc(ser Time) (occupy, extra Time) {
+	occupy = ser
 	if c.crcRate > 0 && c.m.k.Rand().Float64() < c.crcRate {
-		// The far end finds a bad CRC and asks for the packet again; the
-		// send buffer covers the round trip, so the cost is time.
 		c.retries++
 		c.m.stats.CRCRetries++
 		extra = ser + 2*c.flight
 		occupy = 2 * ser
 	}
+	return occupy, extra
+}
+
+// occupy makes the channel busy with p for occupy from now, and counts it.
+func (c *Channel) occupy(p *Packet, now, occupy Time) {
 	c.busy = now + occupy
 	c.busyTime += occupy
 	c.sent++
@@ -255,23 +296,25 @@ func (c *Channel) send() {
 	if c.m.trace != nil {
 		c.m.traceLink(c, p, now, now+occupy)
 	}
-	p.Hops++
-	head := now + c.flight + extra
-	tail := head + ser
+}
+
+// arrive schedules p's arrival at the far end, its head at head and its
+// tail at tail: an ejection tile hands it to its NIC when its tail is in
+// (the NIC gives the space back: giveBack); a link hands it to the far
+// router RouterPipeline after its head, and need units of credit come back
+// InputStage after its tail, plus the flight back.
+func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	if c.to == nil {
 		p.via = c
 		c.m.k.At(tail, c.m.nics[p.Dst], nicRx, p)
-	} else {
-		p.inTile = c.dstTile
-		if c.m.lossy {
-			p.wire = c
-		}
-		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
-		c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+		return
 	}
-	if c.queued > 0 {
-		c.kick()
+	p.inTile = c.dstTile
+	if c.m.lossy {
+		p.wire = c
 	}
+	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
+	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
 }
 
 // giveBack returns the space p held in the far end's buffer now (an

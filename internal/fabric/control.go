@@ -1,14 +1,9 @@
 package fabric
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/gopgas/gopgas/conduit"
-	"github.com/gopgas/gopgas/internal/simnet"
-)
-
-// Control packets and the hooks a backend's own NIC units use (the Aries
-// collective engine, aries/offload.go).
+// Control packets, by which a backend's own NIC units (the Aries
+// collective engine) talk to each other across the network.
 //
 // A control packet is a network packet that belongs to no transaction: a
 // NIC unit sends it to another node's NIC, where the receive pipeline
@@ -24,42 +19,6 @@ import (
 // the wire of a link that fails (Stats.Lost, fault.go) ends the job with
 // an error that says so, as nothing would ever complete what waits for
 // it.
-
-// OffloadBarrier forwards ep's offloaded barrier to the backend's
-// collective engine (Config.Offload); a machine without one fails with
-// conduit.ErrUnsupported.
-func (m *Machine) OffloadBarrier(ep *simnet.Endpoint) (conduit.Collective, error) {
-	if m.cfg.Offload == nil {
-		return nil, fmt.Errorf("%s: PE %d: OffloadBarrier: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
-	}
-	return m.cfg.Offload.OffloadBarrier(ep)
-}
-
-// OffloadAllreduce forwards ep's offloaded allreduce to the backend's
-// collective engine (Config.Offload); a machine without one fails with
-// conduit.ErrUnsupported.
-func (m *Machine) OffloadAllreduce(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value uint64) (conduit.Collective, error) {
-	if m.cfg.Offload == nil {
-		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduce: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
-	}
-	return m.cfg.Offload.OffloadAllreduce(ep, op, kind, width, value)
-}
-
-// OffloadAllreduceLoc forwards ep's offloaded minimum or maximum with a
-// location to the backend's collective engine; an engine without such
-// reductions (or none) fails with conduit.ErrUnsupported.
-func (m *Machine) OffloadAllreduceLoc(ep *simnet.Endpoint, op conduit.ReduceOp, kind conduit.ReduceKind, width int, value, loc uint64) (conduit.LocCollective, error) {
-	lo, ok := m.cfg.Offload.(simnet.LocOffloader)
-	if !ok {
-		return nil, fmt.Errorf("%s: PE %d: OffloadAllreduceLoc: %w", m.name, ep.Rank(), conduit.ErrUnsupported)
-	}
-	return lo.OffloadAllreduceLoc(ep, op, kind, width, value, loc)
-}
-
-var (
-	_ simnet.Offloader    = (*Machine)(nil)
-	_ simnet.LocOffloader = (*Machine)(nil)
-)
 
 // SendControl sends a control packet of size link units from node src's
 // NIC to node dst's: it enters src's transmit pipeline at at (not before
@@ -96,33 +55,4 @@ func (n *nic) control(p *Packet) {
 	deliver := p.ctl
 	n.m.freePacket(p)
 	deliver(n.m.k.Now())
-}
-
-// HostToNIC books bytes (data and overhead) on node's host-to-NIC
-// direction at t and returns when they have reached the NIC: a store of
-// the node's CPU into a NIC unit (Host.ToNIC).
-func (m *Machine) HostToNIC(node int, t Time, bytes int) Time {
-	return m.nics[node].host.ToNIC(t, bytes)
-}
-
-// HostWrite books a posted write by node's NIC of n data bytes in cnt
-// host-interface transactions to memory at loc, at t, and returns when it
-// is visible (Host.Write).
-func (m *Machine) HostWrite(node int, t Time, n, cnt, loc int, order conduit.OrderingMode) (visible Time) {
-	_, visible = m.nics[node].host.Write(t, n, cnt, loc, order)
-	return visible
-}
-
-// Cycles is n cycles of the NIC's clock.
-func (m *Machine) Cycles(n int64) Time { return m.cycles(n) }
-
-// Tracing says whether the job is traced (the trace option).
-func (m *Machine) Tracing() bool { return m.trace != nil }
-
-// TraceNIC records a span of a NIC unit's work on node's NIC track of the
-// trace, when the job is traced.
-func (m *Machine) TraceNIC(node int, what string, start, end Time) {
-	if m.trace != nil {
-		m.traceNIC(m.nics[node], what, start, end)
-	}
 }

@@ -154,7 +154,10 @@ func (e *countingEngine) OffloadAllreduce(_ *simnet.Endpoint, _ conduit.ReduceOp
 	return doneColl(v), nil
 }
 
-func TestOffloadForwarding(t *testing.T) {
+// TestOffloadEngine: the job's endpoints reach the backend's engine
+// directly (simnet.Job.Offload), and fail with ErrUnsupported without one
+// or with the capability off.
+func TestOffloadEngine(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		engine  bool

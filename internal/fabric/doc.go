@@ -17,7 +17,7 @@
 // its cache, and timeouts for transactions whose responses stop coming.
 // When the backend's Caps.FlaggedGet is set, an FMA get may carry a flag
 // word, written when its last data write is visible and before its
-// completion-queue entry (nic.go, raiseFlag).
+// completion-queue entry (txn.go, raiseFlag).
 //
 // Channels (link directions and processor tiles) move one packet at a
 // time with per-virtual-channel credits for the buffer at their far end
@@ -39,6 +39,43 @@
 // Everything is deterministic: the same job with the same seed gives the
 // same run, event for event.
 //
+// # Where things live
+//
+//   - machine.go: the Machine (a simnet.Network), New, Open, Start and
+//     Finish, registration costs, and the counters (Stats).
+//   - backend.go: what a backend provides, the Config with its hooks and
+//     the Topology and Routing interfaces, and the helpers its own NIC
+//     units call (Cycles, Tracing, TraceNIC, Now, Job).
+//   - host.go: the Host interface a backend implements for each node, and
+//     HostToNIC and HostWrite, by which a backend's NIC units use it.
+//   - txn.go: a transaction's life: the txn, Post and Send, the split into
+//     packets or coarse units, its request and response packets, and its
+//     completion (progress, raiseFlag, finish).
+//   - fma.go: FMA, the CPU storing a transaction's packets (launch, issue).
+//   - bte.go: the block-transfer engine.
+//   - orb.go: the output request buffer, the entries of requests awaiting
+//     their responses.
+//   - timeout.go: the NIC's list of transaction timers, timeouts, and the
+//     resending of short messages.
+//   - nic.go: the NIC, its event codes, and its transmit and receive
+//     pipelines, with what it does with each packet received (handle).
+//     pipeline.go is the per-virtual-channel queueing both use.
+//   - amo.go: the AMO unit, its cache, and the record of applied AMOs.
+//   - control.go: control packets, which belong to no transaction
+//     (SendControl).
+//   - packet.go: the Packet, its kinds, the free list and packet queues.
+//   - channel.go: channels (link directions and processor tiles), credits
+//     and sending (Channel.send and its steps).
+//   - router.go: routers, their processor tiles and links, routing at each
+//     router, and the tiled router's buses.
+//   - fault.go: links failing during a run, quiesce and re-route.
+//   - params.go, options.go: the backend's constants and packet sizes, and
+//     the options every fabric knows.
+//   - hazard.go: the checker of gets that read around earlier puts.
+//   - trace.go: the trace of a run.
+//   - plan.go, measure.go: a job's resources counted without running it,
+//     and the NIC's peak receive rate.
+//
 // # Usage
 //
 // A backend fills a Config: its Params and Sizes, its Caps, the parsed
@@ -46,7 +83,9 @@
 // know itself), and the hooks: Build makes the routers (Machine.NewRouter)
 // and links (Machine.NewLink) of a job's network and returns its Topology;
 // NewHost makes a node's Host; Location places a rank's memory in its
-// node; ChannelName and Counters name things for the trace and the report.
+// node; ChannelName and Counters name things for the trace and the report;
+// Offload, if the NICs reduce in the network, is the collective engine the
+// job's endpoints hand their offloaded collectives to (simnet.Job.Offload).
 // Open then starts a job:
 //
 //	func Open(jc conduit.JobConfig) (conduit.Job, error) {

@@ -17,17 +17,17 @@ import (
 // names) goes out of service. The packets on its wire then, sent and not
 // yet taken by the router at its far end, are lost (Stats.Lost): nothing
 // delivers them, and their transactions time out at the initiating NIC,
-// "reporting a timeout error to the user process" ([ARIES-WP]) through
-// the status of the completion event. A lost short-message packet is sent
-// again by the source NIC (nic.go, resend); a lost control packet ends the
+// "reporting a timeout error to the user process" ([ARIES-WP]) through the
+// status of the completion event. A lost short-message packet is sent again
+// by the source NIC (timeout.go, resend); a lost control packet ends the
 // job with an error that says so (control.go). The packets queued for the
-// link in its router's buffers are not lost: they are routed again, at
-// once under adaptive routing, or when traffic is released after a
-// quiesce. A link that fails only in part (Degrade: lanes of an Aries
-// link, links of a Gemini connection) loses nothing: the lanes that work
-// carry its traffic, more slowly ("The failure of a single lane is
-// tolerated by shunting its data to the remaining 2 lanes in the group",
-// [GEMINI-HOTI]; "Links can degrade to two or one lane", [ARIES-WP]).
+// link in its router's buffers are not lost: they are routed again, at once
+// under adaptive routing, or when traffic is released after a quiesce. A
+// link that fails only in part (Degrade: lanes of an Aries link, links of a
+// Gemini connection) loses nothing: the lanes that work carry its traffic,
+// more slowly ("The failure of a single lane is tolerated by shunting its
+// data to the remaining 2 lanes in the group", [GEMINI-HOTI]; "Links can
+// degrade to two or one lane", [ARIES-WP]).
 //
 // # Adaptive routing
 //
@@ -63,9 +63,9 @@ import (
 //
 // A NIC's transaction timers stand still while the network is quiesced:
 // a transaction's time counts from the later of its last sign of life and
-// the end of the last quiesce (nic.go, nicTimeout), so a pause of any
-// length times nothing out. A packet with no route at all (a partitioned
-// network) is still dropped (Stats.Dropped) and its transaction times out.
+// the end of the last quiesce (timeout.go), so a pause of any length
+// times nothing out. A packet with no route at all (a partitioned network)
+// is still dropped (Stats.Dropped) and its transaction times out.
 //
 // Links failed from the start of the job (Channel.Fail) change no tables:
 // deterministic packets routed into them are dropped, as for a fault the

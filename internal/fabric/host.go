@@ -26,3 +26,18 @@ type Host interface {
 	// at done.
 	Read(t Time, cnt, loc int, order conduit.OrderingMode) (snapshot, done Time)
 }
+
+// HostToNIC books bytes (data and overhead) on node's host-to-NIC
+// direction at t and returns when they have reached the NIC: a store of
+// the node's CPU into a NIC unit (Host.ToNIC).
+func (m *Machine) HostToNIC(node int, t Time, bytes int) Time {
+	return m.nics[node].host.ToNIC(t, bytes)
+}
+
+// HostWrite books a posted write by node's NIC of n data bytes in cnt
+// host-interface transactions to memory at loc, at t, and returns when it
+// is visible (Host.Write).
+func (m *Machine) HostWrite(node int, t Time, n, cnt, loc int, order conduit.OrderingMode) (visible Time) {
+	_, visible = m.nics[node].host.Write(t, n, cnt, loc, order)
+	return visible
+}

@@ -8,59 +8,6 @@ import (
 	"github.com/gopgas/gopgas/internal/simnet"
 )
 
-// Config is what a backend makes a fabric of: its constants, its packet
-// formats, and the hooks that build its network, host interfaces and
-// report.
-type Config struct {
-	// Name is the backend's name: the job's, and the prefix of the
-	// fabric's errors and messages.
-	Name string
-	// Params are the backend's constants, Sizes its packet formats.
-	Params Params
-	Sizes  Sizes
-	// Options are the job's options (DefaultOptions and Options.Set).
-	Options Options
-	// Caps are the backend's capabilities (simnet sets Simulated).
-	Caps conduit.Caps
-	// PEsPerNode is the default number of PEs on a node (a job's
-	// PEsPerNode overrides it).
-	PEsPerNode int
-	// Build makes the network for a job of nodes nodes when it starts:
-	// the routers (Machine.NewRouter) and their links (Machine.NewLink),
-	// with the backend's faults applied (Channel.Fail, Channel.Degrade).
-	// It returns where the NICs are and the routing.
-	Build func(m *Machine, nodes int) (Topology, error)
-	// NewHost makes the host interface of a node; it is called for each
-	// node in order once the network is built.
-	NewHost func(node int) Host
-	// Location is where in its node rank's memory is (a NUMA die; 0
-	// everywhere if memory has no parts); it is called once per rank.
-	Location func(j *simnet.Job, rank int) int
-	// ChannelName names a channel for the trace.
-	ChannelName func(c *Channel) string
-	// Counters names the model's counters for the job's report; nil means
-	// none.
-	Counters func(s Stats) map[string]int64
-	// Translate, if set, is the target NIC's address translation: a
-	// request for n bytes at off in memory region region of rank (on
-	// node) arrives at now; it returns when its translation is done and
-	// the NIC may go on with it (a miss in a translation cache fetches
-	// page-table entries).
-	Translate func(node, rank int, now Time, region uint32, off int64, n int) Time
-	// Registered, if set, is told of every registration (and, with
-	// deregister, deregistration) of bytes as region id of ep's memory on
-	// node, before its cost is booked; an error refuses it.
-	Registered func(ep *simnet.Endpoint, node int, id uint32, bytes int64, deregister bool) error
-	// Offload, if set, is the backend's collective engine: the Machine
-	// forwards the endpoints' offloaded collectives to it (control.go).
-	Offload simnet.Offloader
-	// ReroutePause is how long the management software keeps the network
-	// quiesced after a link fails under deterministic routing, while it
-	// computes and loads new routing tables (fault.go); the backend's
-	// assumption, or its reroute_pause option.
-	ReroutePause Time
-}
-
 // Stats are the fabric's counters.
 type Stats struct {
 	Packets      int64 // packets through NIC transmit pipelines
@@ -171,10 +118,12 @@ func (m *Machine) Costs() simnet.Costs {
 }
 
 // Start builds the machine for the job: the backend's network (Config.Build),
-// the NICs and their host interfaces.
+// the NICs and their host interfaces. The backend's collective engine
+// (Config.Offload), if any, becomes the job's.
 func (m *Machine) Start(j *simnet.Job) error {
 	m.job = j
 	m.k = j.K
+	j.Offload = m.cfg.Offload
 	nodes := j.Nodes()
 	topo, err := m.cfg.Build(m, nodes)
 	if err != nil {
@@ -242,13 +191,6 @@ func (s Stats) Counters() map[string]int64 {
 	}
 }
 
-// Now is the simulation's time, for a Routing that samples loads
-// periodically.
-func (m *Machine) Now() Time { return m.k.Now() }
-
-// Job is the job the machine runs (nil before it starts).
-func (m *Machine) Job() *simnet.Job { return m.job }
-
 // Stats are the fabric's counters so far.
 func (m *Machine) Stats() Stats { return m.stats }
 
@@ -259,133 +201,6 @@ func mix64(x uint64) uint64 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-// Post starts a descriptor.
-func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
-	p := ep.Proc()
-	if err := p.Sync(); err != nil {
-		return err
-	}
-	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
-	t.d = d
-	if !d.Retry || d.TxnID == 0 {
-		m.txnSeq++
-		d.TxnID = m.txnSeq
-	}
-	t.id = d.TxnID
-	t.region, t.roff = d.Remote.ID, d.RemoteOffset
-	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
-	switch {
-	case d.Type == conduit.AMO:
-		t.kind, t.size, t.npkts, t.unit = pktAMO, int(d.Width), 1, 1
-		t.amo, t.width, t.fetch, t.operand, t.compare = d.AMO, d.Width, d.Fetch, d.Operand, d.Compare
-		t.perPkt = m.p.FMAGetPerPacket
-		if !m.launch(ep, d) {
-			p.Advance(m.p.FMAPost + t.perPkt)
-		}
-		t.pending = 1
-		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-		return nil
-	case d.Type == conduit.Put:
-		t.kind = pktPut
-		t.perPkt = m.p.FMAPutPerPacket
-	default:
-		t.kind = pktGet
-		t.perPkt = m.p.FMAGetPerPacket
-	}
-	t.size = len(d.Local)
-	m.split(t)
-	m.hazards.posted(t)
-	if d.Mech == conduit.BTE {
-		t.bte = true
-		t.reads = make([]Time, m.p.BTEReadsOutstanding)
-		p.Advance(m.p.BTEPost)
-		m.k.At(t.src.host.ToNIC(p.Clock(), m.p.BTEDescriptorBytes), t.src, nicBTEQueue, t)
-		return nil
-	}
-	if t.kind == pktPut && t.size <= m.p.LaunchBytes && m.launch(ep, d) {
-		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-		return nil
-	}
-	// FMA: the CPU stores the packets one after another; it is busy for
-	// all of them.
-	p.Advance(m.p.FMAPost)
-	m.k.At(p.Clock()+t.perPkt, t.src, nicFMAIssue, t)
-	p.Advance(Time(m.packets(t.size)) * t.perPkt)
-	return nil
-}
-
-// launch charges the CPU for an FMA launch of d, if the NIC has launch:
-// one store that opens the operation, and another to the FMA descriptor
-// when the target's memory domain is not the last one's.
-func (m *Machine) launch(ep *simnet.Endpoint, d *conduit.PostDesc) bool {
-	if m.p.LaunchBytes == 0 {
-		return false
-	}
-	cost := m.p.LaunchPost
-	mdh := uint64(d.Target)<<32 | uint64(d.Remote.ID) | 1<<63
-	if m.lastMDH[ep.Rank()] != mdh {
-		if m.lastMDH[ep.Rank()] != 0 {
-			cost += m.p.MDHChange
-		}
-		m.lastMDH[ep.Rank()] = mdh
-	}
-	ep.Proc().Advance(cost)
-	return true
-}
-
-// split divides a transfer into packets, or, for a relaxed transfer above
-// the coarse threshold, into units of CoarsePackets packets. Ordered
-// transfers always move packet by packet: how their packets interleave with
-// other transfers' at the host decides what the order costs, and a unit
-// would hide that.
-func (m *Machine) split(t *txn) {
-	pkts := m.packets(t.size)
-	t.unit = 1
-	if m.opts.CoarseBytes > 0 && t.size > m.opts.CoarseBytes && t.order == conduit.OrderRelaxed {
-		t.unit = m.opts.CoarsePackets
-	}
-	t.npkts = (pkts + t.unit - 1) / t.unit
-	t.pending = t.npkts
-}
-
-func (m *Machine) newTxn(ep *simnet.Endpoint, target int, order conduit.OrderingMode) *txn {
-	src := m.nics[m.job.NodeOf(ep.Rank())]
-	dst := m.nics[m.job.NodeOf(target)]
-	t := &txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, order: order, born: ep.Proc().Clock(),
-		srcLoc: m.loc[ep.Rank()], dstLoc: m.loc[target]}
-	switch m.opts.Routing {
-	case RouteDeterministic:
-		t.adaptive = false
-	case RouteByOrder:
-		t.adaptive = order != conduit.OrderStrict
-	default:
-		t.adaptive = true
-	}
-	t.hash = mix64(uint64(src.node)<<32 | uint64(dst.node))
-	return t
-}
-
-// Send sends a short message: an FMA put of the message into the target's
-// mailbox, delivered when all of it has committed.
-func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) error {
-	p := ep.Proc()
-	if err := p.Sync(); err != nil {
-		return err
-	}
-	t := m.newTxn(ep, target, ep.Ordering())
-	t.kind, t.msg = pktMsg, msg
-	t.msgData = append(append(make([]byte, 0, msg.Bytes()), msg.Header...), msg.Payload...)
-	t.size = max(1, msg.Bytes())
-	t.unit = 1
-	t.npkts = m.packets(t.size)
-	t.pending = t.npkts
-	t.perPkt = m.p.FMAPutPerPacket
-	p.Advance(m.p.SMSGSend)
-	m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-	p.Advance(Time(t.npkts) * t.perPkt)
-	return nil
 }
 
 // Register holds the node's registration lock (the driver serialises

@@ -2,33 +2,6 @@ package fabric
 
 import "fmt"
 
-// Topology is a backend's network: which router each node's NIC is attached
-// to, and the routing. Config.Build makes it once the routers and their
-// links exist.
-type Topology interface {
-	// RouterOf is the index (Router.ID) of the router node's NIC is
-	// attached to.
-	RouterOf(node int) int
-	Routing
-}
-
-// NICPlacer is implemented by a Topology that says which of its router's
-// NICs a node's is (the k of Machine.newNIC); without it the nodes of a
-// router take its NICs in order.
-type NICPlacer interface {
-	NICSlot(node int) int
-}
-
-// Routing is the routing decision, made for each packet at each router it
-// crosses on its way to another router's NICs.
-type Routing interface {
-	// Route chooses the link that takes p on from router r (one of r's
-	// Links), or nil if p has no working way on: it is then dropped (Stats.Dropped) and its
-	// transaction times out. Route may set p.VC, the virtual channel p
-	// takes on that link, and p.Route, its own state for the packet.
-	Route(r *Router, p *Packet) *Channel
-}
-
 // Router is one router: its links to other routers, which the backend makes
 // (Machine.NewLink), and its processor tiles to and from its NICs, which the
 // fabric makes. A packet for one of its NICs leaves by the least loaded

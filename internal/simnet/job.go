@@ -20,7 +20,11 @@ type Job struct {
 	caps    conduit.Caps
 	costs   Costs
 	// Tracer, when not nil, receives the PEs' waits.
-	Tracer  Tracer
+	Tracer Tracer
+	// Offload, when not nil, is the network's collective engine: the
+	// Endpoints hand their offloaded collectives to it (offload.go). The
+	// Network sets it in Start.
+	Offload Offloader
 	done    int
 	started bool
 }

@@ -6,11 +6,12 @@ import (
 	"github.com/gopgas/gopgas/conduit"
 )
 
-// Offloader is implemented by a Network whose NICs reduce in the network
-// (the Aries collective engine). The Endpoint's conduit.CollectiveOffload
-// methods hand their calls to it, from the PE's coroutine at the PE's
-// clock; the model completes each Collective at the simulated moment its
-// result reaches the PE, and wakes the PE (Endpoint.Wake) then.
+// Offloader is the collective engine of a network whose NICs reduce in
+// the network (the Aries collective engine): the job's Offload, which the
+// Network sets in Start. The Endpoint's conduit.CollectiveOffload methods
+// hand their calls to it, from the PE's coroutine at the PE's clock; the
+// model completes each Collective at the simulated moment its result
+// reaches the PE, and wakes the PE (Endpoint.Wake) then.
 type Offloader interface {
 	// OffloadBarrier starts ep's part of a barrier of all PEs.
 	OffloadBarrier(ep *Endpoint) (conduit.Collective, error)
@@ -30,11 +31,12 @@ var (
 	_ conduit.LocOffload        = (*Endpoint)(nil)
 )
 
-// offloader is the job's collective engine, or an error wrapping
-// conduit.ErrUnsupported when it has none.
+// offloader is the job's collective engine (Job.Offload), or an error
+// wrapping conduit.ErrUnsupported when it has none or the backend's
+// capabilities leave it out.
 func (e *Endpoint) offloader(call string) (Offloader, error) {
-	o, ok := e.job.Net.(Offloader)
-	if !ok || !e.job.caps.CollectiveOffload {
+	o := e.job.Offload
+	if o == nil || !e.job.caps.CollectiveOffload {
 		return nil, fmt.Errorf("%s: PE %d: %s: no collective engine: %w", e.Backend(), e.rank, call, conduit.ErrUnsupported)
 	}
 	if err := e.job.K.Aborted(); err != nil {
