@@ -20,7 +20,7 @@ import (
 )
 
 // Title is the study's title line.
-const Title = "Ordering study: gemini-message-ordering-paper.txt section III"
+const Title = "Ordering study: the message-ordering paper [ORDERING], section III"
 
 // mechName is a mechanism as the tables name it.
 func mechName(m bench.Mechanism) string {

@@ -135,7 +135,7 @@ func writeCalibrationTable(w io.Writer, o *options, outs []calibration.Outcome, 
 		idWidth = max(idWidth, len(out.Row.ID))
 	}
 	widths := []int{idWidth, publishedWidth, simulatedWidth, ratioWidth, statusWidth, conditionsWidth}
-	fmt.Fprintf(b, "Calibration report: %s against CALIBRATION.md, %d rows (%s v%s)\n\n", o.conduit, len(outs), report.Tool, report.Version)
+	fmt.Fprintf(b, "Calibration report: %s against docs/calibration.md, %d rows (%s v%s)\n\n", o.conduit, len(outs), report.Tool, report.Version)
 	writeCells(b, widths, []string{"ID", "Published", "Simulated", "Ratio", "Status", "Conditions"})
 	counts := map[calibration.Status]int{}
 	for _, out := range outs {
