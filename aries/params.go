@@ -238,6 +238,16 @@ const (
 	FMAPutPerPacket = 6 * ns
 	// FMAGetPerPacket is the CPU time to store one get control word.
 	FMAGetPerPacket = 8 * ns
+	// FMAStoreBuffers is how many of one core's stores to the FMA window
+	// may be on their way to the NIC at once: the core's write-combining
+	// (line fill) buffers, each freed when its store has crossed PCIe to
+	// the NIC (PCIeLatency after the link carried it). So one core stores
+	// at most 10 x 64 bytes per crossing, about 5.5 GB/s of FMA puts, well
+	// below what the block-transfer engine moves: "FMA transfers are lower
+	// latency but require the involvement of the CPU" ([ARIES-WP] Remote
+	// Memory Access). Assumed: the XC's Xeon E5 cores have ten line fill
+	// buffers (the processor's documentation, not among the references).
+	FMAStoreBuffers = 10
 	// FMAGetControlBytes is the size of that control word, which crosses
 	// PCI-Express with PCIeOverheadBytes. Assumed, as on Gemini.
 	FMAGetControlBytes = 8

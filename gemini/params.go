@@ -244,6 +244,16 @@ const (
 	// FMAGetPerPacket is the CPU time to store one 8-byte get control word
 	// (a get of up to 64 bytes).
 	FMAGetPerPacket = 10 * ns
+	// FMAStoreBuffers is how many of one core's stores to the FMA window
+	// may be on their way to the NIC at once: the core's write-combining
+	// buffers, each freed when its store has crossed the HT link to the
+	// NIC (HTLatency after the link carried it). So one core stores at
+	// most 4 x 64 bytes per crossing, about 5.3 GB/s of FMA puts, below
+	// the HT's 8 GB/s: a single PE per node cannot drive the NIC to its
+	// FMA peak, two or more can ([GEMINI-HOTI] V.A, Figure 8, G-FMA-PPN).
+	// Assumed: the XE6's Opteron 6100 cores have four write-combining
+	// buffers (the processor's documentation, not among the references).
+	FMAStoreBuffers = 4
 	// FMAGetControlBytes is the size of that control word, which crosses
 	// the HT link with HTOverheadBytes.
 	FMAGetControlBytes = 8
@@ -324,6 +334,7 @@ var params = fabric.Params{
 	FMAPost:         FMAPost,
 	FMAPutPerPacket: FMAPutPerPacket,
 	FMAGetPerPacket: FMAGetPerPacket,
+	FMAStoreBuffers: FMAStoreBuffers,
 	BTEPost:         BTEPost,
 	SMSGSend:        SMSGSend,
 	PollCQ:          PollCQ,
