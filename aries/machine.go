@@ -62,6 +62,7 @@ var params = fabric.Params{
 	FMAPost:         FMAPost,
 	FMAPutPerPacket: FMAPutPerPacket,
 	FMAGetPerPacket: FMAGetPerPacket,
+	FMAStoreBuffers: FMAStoreBuffers,
 	BTEPost:         BTEPost,
 	SMSGSend:        SMSGSend,
 	PollCQ:          PollCQ,

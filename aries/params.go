@@ -123,10 +123,11 @@ const (
 	// determines how to route them. It then sends the packet across a row
 	// bus to the sub-switch in the appropriate column", which "sends it out
 	// on one of six column busses to the column buffer in the appropriate
-	// output row" (Aries Router). Their sum is set from A-HOP ("each
-	// router-to-router hop adds approximately 100ns of latency") with
-	// LinkFlight; its split among the three is assumed.
-	RouterPipeline   = 60 * ns
+	// output row" (Aries Router). RouterPipeline is set from A-HOP ("each
+	// router-to-router hop adds approximately 100ns of latency"), with
+	// LinkFlight and the two buses, whose latencies are assumed.
+	RouterPipeline = 60 * ns
+	// RowBusLatency and ColumnBusLatency: assumed (above).
 	RowBusLatency    = 15 * ns
 	ColumnBusLatency = 15 * ns
 	// LinkFlight is the time a flit takes from one router's output to the
@@ -186,17 +187,18 @@ const (
 	// PCIeLatency is a transfer's latency across the PCIe link and the
 	// root complex, each way. Set from A-LAT-PUT.
 	PCIeLatency = 110 * ns
-	// MemoryWriteLatency and MemoryReadLatency are the time from the root
-	// complex to the write being visible or the read's data being on its
-	// way back, for memory on the CPU attached to the NIC (CPU 0).
-	// MemoryReadLatency is set from A-LAT-GET ("Get latencies are higher
-	// than put as a PCI-Express read is required on the remote node").
-	// MemoryWriteLatency is set from A-LAT-PUT and A-LAT-GET together: it
-	// is the last part of a put's latency, until a process polling the
-	// memory sees the data, and a get pays it twice (its data, then its
-	// completion entry).
+	// MemoryWriteLatency is the time from the root complex to a write
+	// being visible, for memory on the CPU attached to the NIC (CPU 0).
+	// Set from A-LAT-PUT: it is the last part of a put's latency, until a
+	// process polling the memory sees the data (a get pays it twice, its
+	// data and then its completion entry, which MemoryReadLatency's row
+	// takes as given).
 	MemoryWriteLatency = 100 * ns
-	MemoryReadLatency  = 180 * ns
+	// MemoryReadLatency is the time from the root complex to a read's
+	// data being on its way back. Set from A-LAT-GET ("Get latencies are
+	// higher than put as a PCI-Express read is required on the remote
+	// node").
+	MemoryReadLatency = 180 * ns
 	// QPILatency is added for memory on the other socket ("Latencies are
 	// higher for CPU 1 as traffic must cross the QPI interfaces"). Assumed.
 	QPILatency = 60 * ns
@@ -238,6 +240,16 @@ const (
 	FMAPutPerPacket = 6 * ns
 	// FMAGetPerPacket is the CPU time to store one get control word.
 	FMAGetPerPacket = 8 * ns
+	// FMAStoreBuffers is how many of one core's stores to the FMA window
+	// may be on their way to the NIC at once: the core's write-combining
+	// (line fill) buffers, each freed when its store has crossed PCIe to
+	// the NIC (PCIeLatency after the link carried it). So one core stores
+	// at most 10 x 64 bytes per crossing, about 5.5 GB/s of FMA puts, well
+	// below what the block-transfer engine moves: "FMA transfers are lower
+	// latency but require the involvement of the CPU" ([ARIES-WP] Remote
+	// Memory Access). Assumed: the XC's Xeon E5 cores have ten line fill
+	// buffers (the processor's documentation, not among the references).
+	FMAStoreBuffers = 10
 	// FMAGetControlBytes is the size of that control word, which crosses
 	// PCI-Express with PCIeOverheadBytes. Assumed, as on Gemini.
 	FMAGetControlBytes = 8

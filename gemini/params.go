@@ -148,11 +148,12 @@ const (
 	// (output request buffer) awaiting their responses. Gemini's figure is
 	// not published; this is Aries' (A-OUTST), assumed for Gemini.
 	ORBEntries = 1024
-	// AMOHitCycles and AMOMissCycles are the AMO unit's occupancy for an
-	// operation whose word is in the AMO cache and for one that must fetch
-	// it from host memory (the fetch itself overlaps other operations).
-	// Set from G-AMO-HIT (100 M/s: 7 cycles) and G-AMO-MISS (>45 M/s).
-	AMOHitCycles  = 7
+	// AMOHitCycles is the AMO unit's occupancy for an operation whose
+	// word is in the AMO cache. Set from G-AMO-HIT (100 M/s: 7 cycles).
+	AMOHitCycles = 7
+	// AMOMissCycles is its occupancy for one that must fetch the word
+	// from host memory (the fetch itself overlaps other operations). Set
+	// from G-AMO-MISS (more than 45 M/s).
 	AMOMissCycles = 14
 	// AMOCacheEntries is the size of the AMO cache. Gemini's is not
 	// published; Aries' has 64 entries (A-AMO-CACHE), assumed here.
@@ -204,7 +205,9 @@ const (
 	// write of 64 bytes 76 (WP 6.2).
 	HTOverheadBytes = 12
 	// HTLatency is a transaction's latency across the HT link and the host
-	// bridge, each way. Set from G-LAT-PUT and G-LAT-GET.
+	// bridge, each way. Set from G-LAT-GET: a get's request and data
+	// cross it twice each (a put's latency is NICLatencyCycles' and
+	// FMAPost's row).
 	HTLatency = 40 * ns
 	// CoresPerNode and Dies: an XE6 node's 24 cores in four NUMA dies of
 	// six (MOP II). PEs fill cores in order, so PE i of a node runs on die
@@ -244,6 +247,16 @@ const (
 	// FMAGetPerPacket is the CPU time to store one 8-byte get control word
 	// (a get of up to 64 bytes).
 	FMAGetPerPacket = 10 * ns
+	// FMAStoreBuffers is how many of one core's stores to the FMA window
+	// may be on their way to the NIC at once: the core's write-combining
+	// buffers, each freed when its store has crossed the HT link to the
+	// NIC (HTLatency after the link carried it). So one core stores at
+	// most 4 x 64 bytes per crossing, about 5.3 GB/s of FMA puts, below
+	// the HT's 8 GB/s: a single PE per node cannot drive the NIC to its
+	// FMA peak, two or more can ([GEMINI-HOTI] V.A, Figure 8, G-FMA-PPN).
+	// Assumed: the XE6's Opteron 6100 cores have four write-combining
+	// buffers (the processor's documentation, not among the references).
+	FMAStoreBuffers = 4
 	// FMAGetControlBytes is the size of that control word, which crosses
 	// the HT link with HTOverheadBytes.
 	FMAGetControlBytes = 8
@@ -324,6 +337,7 @@ var params = fabric.Params{
 	FMAPost:         FMAPost,
 	FMAPutPerPacket: FMAPutPerPacket,
 	FMAGetPerPacket: FMAGetPerPacket,
+	FMAStoreBuffers: FMAStoreBuffers,
 	BTEPost:         BTEPost,
 	SMSGSend:        SMSGSend,
 	PollCQ:          PollCQ,

@@ -113,6 +113,7 @@ func Markdown(values map[string]SheetValue) string {
 			}
 		}
 	}
+	b.WriteString(fittedMarkdown())
 	return b.String()
 }
 

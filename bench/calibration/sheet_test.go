@@ -133,6 +133,7 @@ func checkSheet(t *testing.T, doc, want, test string) {
 func parseSheetValues(doc string) (map[string]calibration.SheetValue, error) {
 	values := map[string]calibration.SheetValue{}
 	n := len(calibration.SheetColumns)
+	doc, _, _ = strings.Cut(doc, calibration.FittedHeading)
 	for i, line := range strings.Split(doc, "\n") {
 		if !strings.HasPrefix(line, "| ") {
 			continue

@@ -52,6 +52,11 @@ type Machine struct {
 
 	regFree []Time   // per node: the registration lock is free from then
 	lastMDH []uint64 // per rank: the memory domain of its last FMA launch (0: none yet)
+	// wcFree and wcNext are each rank's core's FMA store buffers
+	// (Params.FMAStoreBuffers per rank): when each frees, and the count of
+	// stores it made (its next buffer is wcNext mod the buffers).
+	wcFree []Time
+	wcNext []uint32
 
 	trace   *tracer
 	hazards *hazardChecker
@@ -145,6 +150,8 @@ func (m *Machine) Start(j *simnet.Job) error {
 		attached[r.ID]++
 	}
 	m.lastMDH = make([]uint64, j.Size())
+	m.wcFree = make([]Time, j.Size()*m.p.FMAStoreBuffers)
+	m.wcNext = make([]uint32, j.Size())
 	m.loc = make([]int, j.Size())
 	for rank := range m.loc {
 		m.loc[rank] = m.cfg.Location(j, rank)

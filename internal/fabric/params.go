@@ -121,6 +121,15 @@ type Params struct {
 	// FMAPutPerPacket and FMAGetPerPacket the CPU time of each packet's
 	// stores (one per real packet, also of a coarse unit).
 	FMAPost, FMAPutPerPacket, FMAGetPerPacket Time
+	// FMAStoreBuffers is how many of a core's stores to the FMA window
+	// may be on their way to the NIC at once: its write-combining buffers.
+	// A buffer is taken by each store (a packet's data, or a get's control
+	// word) and frees when that store has crossed the host interface to
+	// the NIC, so one core's FMA rate is at most FMAStoreBuffers stores
+	// per host-interface crossing, and it falls when the node's other
+	// traffic slows the crossing. 0: unlimited (the core stores at its
+	// FMA per-packet cost and goes on at once, its time charged ahead).
+	FMAStoreBuffers int
 	// BTEPost is the CPU time to post a block transfer.
 	BTEPost Time
 	// SMSGSend is the CPU time to send a short message, beyond its
@@ -158,6 +167,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("router tiles of %d rows x %d columns (buses %v, %v) for %d processor tiles", p.TileRows, p.TileColumns, p.RowBus, p.ColumnBus, p.ProcessorTiles)
 	case p.InputBufferUnits < 1 || p.SharedInputUnits < 0:
 		return fmt.Errorf("input buffers of %d units per VC and %d shared", p.InputBufferUnits, p.SharedInputUnits)
+	case p.FMAStoreBuffers < 0:
+		return fmt.Errorf("%d FMA store buffers per core", p.FMAStoreBuffers)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}

@@ -63,6 +63,7 @@ type txn struct {
 	checkAt      Time
 	tPrev, tNext *txn
 	reads        []Time // a block transfer's reads in flight, by slot: when each is back
+	storing      bool   // its core is storing its FMA packets (fma.go)
 	status       conduit.Status
 	detail       string
 	done         bool
@@ -114,10 +115,11 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		t.kind, t.size, t.npkts, t.unit = pktAMO, int(d.Width), 1, 1
 		t.amo, t.width, t.fetch, t.operand, t.compare = d.AMO, d.Width, d.Fetch, d.Operand, d.Compare
 		t.perPkt = m.p.FMAGetPerPacket
-		if !m.launch(ep, d) {
-			p.Advance(m.p.FMAPost + t.perPkt)
-		}
 		t.pending = 1
+		if !m.launch(ep, d) {
+			p.Advance(m.p.FMAPost)
+			return m.storeFMA(t, p)
+		}
 		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
 		return nil
 	case d.Type == conduit.Put:
@@ -128,25 +130,25 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		t.perPkt = m.p.FMAGetPerPacket
 	}
 	t.size = len(d.Local)
-	m.split(t)
+	m.split(t, d.Mech == conduit.BTE)
 	m.hazards.posted(t)
 	if d.Mech == conduit.BTE {
 		m.postBTE(t, p)
 		return nil
 	}
-	m.postFMA(t, ep, d)
-	return nil
+	return m.postFMA(t, ep, d)
 }
 
-// split divides a transfer into packets, or, for a relaxed transfer above
-// the coarse threshold, into units of CoarsePackets packets. Ordered
-// transfers always move packet by packet: how their packets interleave with
-// other transfers' at the host decides what the order costs, and a unit
-// would hide that.
-func (m *Machine) split(t *txn) {
+// split divides a transfer into packets, or, for a relaxed block
+// transfer (bte) above the coarse threshold, into units of CoarsePackets
+// packets. Ordered transfers always move packet by packet: how their
+// packets interleave with other transfers' at the host decides what the
+// order costs, and a unit would hide that. So do FMA transfers, whose
+// every packet is a store of the core through its buffers (fma.go).
+func (m *Machine) split(t *txn, bte bool) {
 	pkts := m.packets(t.size)
 	t.unit = 1
-	if m.opts.CoarseBytes > 0 && t.size > m.opts.CoarseBytes && t.order == conduit.OrderRelaxed {
+	if bte && m.opts.CoarseBytes > 0 && t.size > m.opts.CoarseBytes && t.order == conduit.OrderRelaxed {
 		t.unit = m.opts.CoarsePackets
 	}
 	t.npkts = (pkts + t.unit - 1) / t.unit
@@ -187,10 +189,8 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 	t.npkts = m.packets(t.size)
 	t.pending = t.npkts
 	t.perPkt = m.p.FMAPutPerPacket
-	p.Advance(m.p.SMSGSend)
-	m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-	p.Advance(Time(t.npkts) * t.perPkt)
-	return nil
+	p.Advance(m.p.SMSGSend - t.perPkt)
+	return m.storeFMA(t, p)
 }
 
 // amoOperandBytes is the size of an AMO's operand, and of the words the
