@@ -243,4 +243,9 @@ var geminiRows = []*Row{
 		Conditions: "the Figure 2 benchmark, 256 KiB gets, 4 nodes, relaxed, automatic mechanism, local buffers outside the segment (registered for each transfer) vs inside; the mean slowdown over 1, 2, 4, 8, 16 and 24 PEs per node and windows 1 and 4 (the grid of the paper's Figure 9)",
 		Miss:       "in the model a registration costs the PE that makes it (0.7 us + 0.2 us per 4 KB page, serialised per node), and at high concurrency other PEs keep the links busy meanwhile: the loss is large with one PE per node and vanishes with many, where the paper sees it grow with concurrency (it blames registration's own growing cost, which the model has, but not its effect on the transfers)",
 		measure:    dynRegRow},
+	{ID: "G-REG-LIMIT", Backend: gem, Figure: "registered memory per node with 4 KB pages: a fixed number of pages shared by the node's processes", Published: "under 800 MB per node", Source: "[ORDERING] III.B",
+		Expect: []Expect{{Label: "registrable per node", Check: Below, Target: 800, Unit: "MB"}, {Label: "beyond fails", Check: Exact, Target: 1},
+			{Label: "bounced instead", Check: Exact, Target: 1}},
+		Conditions: "PE 0 of a node of 2 PEs pins a 4 MiB buffer, then 64 KiB and 4 KiB ones, until a Pin fails: the bytes pinned; 1 when the first Pin succeeded and the last failed for want of pages; 1 when a 512 KiB get into unregistered memory outside the segment then completed with the right data through bounce buffers",
+		measure:    regLimitRow},
 }
