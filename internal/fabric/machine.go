@@ -30,6 +30,7 @@ type Stats struct {
 	AMOReplays   int64 // retried AMOs answered from the target's record, not applied again
 	RegFailures  int64 // registrations refused for want of translation-table entries
 	RegPeak      int64 // the most translation-table entries in use at once on a node
+	RegBusy      Time  // time the nodes' registration locks were held, summed over nodes
 }
 
 // Machine is a simulated machine running one job: a simnet.Network (and
@@ -194,7 +195,7 @@ func (s Stats) Counters() map[string]int64 {
 		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
 		"link_failures": s.LinkFailures, "lost_packets": s.Lost, "reroutes": s.Reroutes,
 		"quiesce_ns": int64(s.QuiesceTime / 1000), "msg_resends": s.MsgResends, "amo_replays": s.AMOReplays,
-		"reg_failures": s.RegFailures, "reg_peak_pages": s.RegPeak,
+		"reg_failures": s.RegFailures, "reg_peak_pages": s.RegPeak, "reg_busy_ns": int64(s.RegBusy / 1000),
 	}
 }
 

@@ -72,6 +72,7 @@ func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregist
 	if lim := m.p.RegisterPages; !deregister && lim > 0 && m.regUsed[node]+n > lim {
 		m.stats.RegFailures++
 		m.regFree[node] = start + m.p.RegisterCall
+		m.stats.RegBusy += m.p.RegisterCall
 		p.Advance(m.regFree[node] - now)
 		if err := p.Sync(); err != nil {
 			return err
@@ -93,6 +94,7 @@ func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregist
 	}
 	done := start + m.p.RegisterCall + Time(n)*m.p.RegisterPerPage
 	m.regFree[node] = done
+	m.stats.RegBusy += done - start
 	p.Advance(done - now)
 	return p.Sync()
 }
