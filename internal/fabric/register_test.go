@@ -75,6 +75,8 @@ func TestRegistrationLimit(t *testing.T) {
 	assert.Equal(t, int64(2), s.RegFailures)
 	assert.Equal(t, int64(limit), s.RegPeak)
 	assert.Equal(t, int64(2), m.Counters()["reg_failures"])
+	// Held: 60, 8, 60 (deregistered) and 9 pages, and two refusals.
+	assert.Equal(t, 4*ringParams.RegisterCall+137*ringParams.RegisterPerPage+2*ringParams.RegisterCall, s.RegBusy)
 }
 
 // Without a limit (RegisterPages 0) any registration succeeds.
