@@ -13,8 +13,8 @@ import (
 // node's table of entries is fixed and shared by all its processes
 // (Params.RegisterPages). The segments take their entries at job start.
 
-// pages is the number of pages of size page bytes spans.
-func pages(bytes, page int64) int64 { return (bytes + page - 1) / page }
+// regPages is the number of pages of size page bytes spans.
+func regPages(bytes, page int64) int64 { return (bytes + page - 1) / page }
 
 // registerSegments takes the translation entries of every PE's segment,
 // registered at job start, and refuses a job whose segments alone do not
@@ -43,7 +43,7 @@ func (m *Machine) segmentPages(node, pes int, segBytes int64) (int64, error) {
 	if page == 0 {
 		page = m.p.PageBytes
 	}
-	used := int64(pes) * pages(segBytes, page)
+	used := int64(pes) * regPages(segBytes, page)
 	if lim := m.p.RegisterPages; lim > 0 && used > lim {
 		return 0, fmt.Errorf("%s: node %d: registering the %d-byte segments of its %d PEs needs %d pages of %d bytes, more than the %d of the NIC's translation table (%d bytes): %w",
 			m.name, node, segBytes, pes, used, page, lim, lim*page, memreg.ErrTableFull)
@@ -63,7 +63,7 @@ func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregist
 		return err
 	}
 	node := m.job.NodeOf(ep.Rank())
-	n := pages(bytes, m.p.PageBytes)
+	n := regPages(bytes, m.p.PageBytes)
 	now := p.Clock()
 	start := now
 	if m.regFree[node] > now {
