@@ -73,6 +73,7 @@ var params = fabric.Params{
 	RegisterPerPage: RegisterPerPage,
 	RegisterHandoff: RegisterHandoff,
 	PageBytes:       PageBytes,
+	RegisterPages:   RegisterPages,
 }
 
 // caps: Aries "supports a wide range of atomic operations" (AMO section):

@@ -299,4 +299,9 @@ const (
 	// Cray SHMEM's symmetric heap uses by default (Address Translation);
 	// the page_bytes option makes it 4 KB.
 	PageBytes = HugePageBytes
+	// RegisterPages: no fixed table of registered pages. The Aries NIC
+	// translates through its IOMMU and the host's page tables, caching
+	// their entries ([ARIES-WP] Address Translation), so the model sets no
+	// limit (0).
+	RegisterPages = 0
 )

@@ -296,8 +296,24 @@ const (
 	// when the driver's lock passes to it. Set from G-REG: 24 concurrent
 	// registrations take about 30 us.
 	RegisterHandoff = 350 * ns
-	// PageBytes is the page size of registrations.
+	// PageBytes is the page size of registrations of memory outside the
+	// segment: 4 KB, the size [ORDERING] III.B measures.
 	PageBytes = 4096
+	// RegisterPages is the number of page entries of the node's memory
+	// translation table: "the number of pages that can be registered is
+	// typically fixed among all running processes" and with 4 KB pages
+	// "only a fraction of the total physical memory can be registered
+	// (<800MB) per node" ([ORDERING] III.B). Assumed: 2^17 entries, 512
+	// MiB of 4 KB pages, a power of two under that bound (the table's
+	// size is not stated). A registration beyond it fails; the runtime
+	// then moves the transfer through bounce buffers (G-REG-LIMIT).
+	RegisterPages = 1 << 17
+	// SegmentPageBytes is the page size of the segments, registered at job
+	// start: one entry maps a 2 MiB huge page. Assumed: [ORDERING] III.B
+	// and Figure 6 register with page sizes other than 4 KB, and with 4 KB
+	// pages the default segments of 24 PEs (64 MiB each) would not fit the
+	// table.
+	SegmentPageBytes = 2 << 20
 )
 
 // params are the model's parameters as the fabric takes them.
@@ -348,6 +364,9 @@ var params = fabric.Params{
 	RegisterPerPage: RegisterPerPage,
 	RegisterHandoff: RegisterHandoff,
 	PageBytes:       PageBytes,
+	RegisterPages:   RegisterPages,
+
+	SegmentPageBytes: SegmentPageBytes,
 }
 
 // caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and

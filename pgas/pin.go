@@ -1,6 +1,17 @@
 package pgas
 
-import "github.com/gopgas/gopgas/conduit"
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/memreg"
+)
+
+// ErrRegistrationFull is wrapped by the error of a Pin the network cannot
+// hold: on Gemini the node's NIC has a fixed number of page entries for
+// registered memory, shared by all its PEs and their segments ([ORDERING]
+// III.B: under 800 MB of 4 KB pages per node). Transfers from or to
+// unpinned memory outside the segment do not fail for it: they move
+// through bounce buffers instead.
+var ErrRegistrationFull = memreg.ErrTableFull
 
 // Pinned is a buffer outside the segment registered with the network by
 // PE.Pin.
@@ -15,7 +26,9 @@ type Pinned struct {
 // buffers or a registration made for each transfer. On a simulated network
 // registering costs what the model says (Gemini: G-REG, about 0.9 us per
 // 4 KB page, more when the node's PEs register at once); on the shared-
-// memory backend it costs almost nothing. Unpin ends the registration;
+// memory backend it costs almost nothing. When the node cannot register
+// more pages Pin fails with an error wrapping ErrRegistrationFull that
+// names the bytes asked for and those still free. Unpin ends the registration;
 // buf must stay untouched by the program while transfers use it, as any
 // transfer buffer.
 func (pe *PE) Pin(buf []byte) (*Pinned, error) {

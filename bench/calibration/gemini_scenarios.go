@@ -1,6 +1,7 @@
 package calibration
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -408,4 +409,84 @@ func dynRegRow(s *Session) (Measurement, error) {
 		parts = append(parts, fmt.Sprintf("%d/node w%d: %.1f%%", pts[i].ppn, max(pts[i].window, 1), sd))
 	}
 	return Measurement{Values: []float64{sum / float64(len(pts)/2)}, Detail: strings.Join(parts, ", ")}, nil
+}
+
+// regLimitRow fills node 0's table of registered pages with pins by PE 0
+// of a node of 2 PEs: pins of a 4 MiB buffer, then of 64 KiB and 4 KiB
+// ones, until a Pin fails. It returns the bytes the pins held in MB, 1 when
+// the first Pin succeeded and the last failed for want of pages (else 0),
+// and 1 when a 512 KiB get from the other PE into unregistered memory
+// outside the segment then completed, with the right data, through bounce
+// buffers (else 0).
+func regLimitRow(s *Session) (Measurement, error) {
+	cfg := s.config(gem, pgas.OrderRelaxed, nil)
+	cfg.PEs, cfg.PEsPerNode = 2, 2
+	const big = 512 << 10
+	var pinned int64
+	var firstOK, failed, bounced bool
+	var detail string
+	err := s.parallel(func() error {
+		return pgas.Run(cfg, func(pe *pgas.PE) error {
+			base, err := pe.Alloc(big, 0)
+			if err != nil {
+				return err
+			}
+			pattern := make([]byte, big)
+			for i := range pattern {
+				pattern[i] = byte(i*7 + pe.Rank())
+			}
+			if err := pe.Put(pe.Rank(), base, pattern); err != nil {
+				return err
+			}
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			if pe.Rank() == 0 {
+				var pins []*pgas.Pinned
+				var last error
+				for _, n := range []int{4 << 20, 64 << 10, 4 << 10} {
+					buf := make([]byte, n)
+					for {
+						p, err := pe.Pin(buf)
+						if err != nil {
+							last = err
+							break
+						}
+						pins = append(pins, p)
+						pinned += int64(n)
+					}
+				}
+				firstOK = len(pins) > 0
+				failed = errors.Is(last, pgas.ErrRegistrationFull)
+				detail = fmt.Sprintf("%d pins; the last Pin: %v", len(pins), last)
+				got := make([]byte, big)
+				before := pe.Stats().Transport.RegFallbacks
+				if err := pe.Get(1, base, got); err != nil {
+					return err
+				}
+				ok := pe.Stats().Transport.RegFallbacks == before+1
+				for i := range got {
+					ok = ok && got[i] == byte(i*7+1)
+				}
+				bounced = ok
+				for _, p := range pins {
+					if err := p.Unpin(); err != nil {
+						return err
+					}
+				}
+			}
+			return pe.Barrier()
+		})
+	})
+	if err != nil {
+		return Measurement{}, err
+	}
+	return Measurement{Values: []float64{float64(pinned) / mega, b2f(firstOK && failed), b2f(bounced)}, Detail: detail}, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

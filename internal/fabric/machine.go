@@ -28,6 +28,9 @@ type Stats struct {
 	QuiesceTime  Time  // time the network was quiesced for re-routes
 	MsgResends   int64 // short messages sent again after a timeout
 	AMOReplays   int64 // retried AMOs answered from the target's record, not applied again
+	RegFailures  int64 // registrations refused for want of translation-table entries
+	RegPeak      int64 // the most translation-table entries in use at once on a node
+	RegBusy      Time  // time the nodes' registration locks were held, summed over nodes
 }
 
 // Machine is a simulated machine running one job: a simnet.Network (and
@@ -51,6 +54,7 @@ type Machine struct {
 	stats    Stats
 
 	regFree []Time   // per node: the registration lock is free from then
+	regUsed []int64  // per node: translation-table entries in use (register.go)
 	lastMDH []uint64 // per rank: the memory domain of its last FMA launch (0: none yet)
 	// wcFree and wcNext are each rank's core's FMA store buffers
 	// (Params.FMAStoreBuffers per rank): when each frees, and the count of
@@ -138,6 +142,9 @@ func (m *Machine) Start(j *simnet.Job) error {
 	m.numberChannels()
 	m.nics = make([]*nic, nodes)
 	m.regFree = make([]Time, nodes)
+	if err := m.registerSegments(j); err != nil {
+		return err
+	}
 	attached := make([]int, len(m.routers))
 	placer, placed := topo.(NICPlacer)
 	for node := range nodes {
@@ -195,6 +202,7 @@ func (s Stats) Counters() map[string]int64 {
 		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
 		"link_failures": s.LinkFailures, "lost_packets": s.Lost, "reroutes": s.Reroutes,
 		"quiesce_ns": int64(s.QuiesceTime / 1000), "msg_resends": s.MsgResends, "amo_replays": s.AMOReplays,
+		"reg_failures": s.RegFailures, "reg_peak_pages": s.RegPeak, "reg_busy_ns": int64(s.RegBusy / 1000),
 	}
 }
 
@@ -208,30 +216,4 @@ func mix64(x uint64) uint64 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-// Register holds the node's registration lock (the driver serialises
-// registrations) for RegisterCall and RegisterPerPage per page, and a
-// waiting registration pays RegisterHandoff when the lock passes to it.
-func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregister bool) error {
-	p := ep.Proc()
-	if err := p.Sync(); err != nil {
-		return err
-	}
-	node := m.job.NodeOf(ep.Rank())
-	if f := m.cfg.Registered; f != nil {
-		if err := f(ep, node, id, bytes, deregister); err != nil {
-			return err
-		}
-	}
-	pages := (bytes + m.p.PageBytes - 1) / m.p.PageBytes
-	now := p.Clock()
-	start := now
-	if m.regFree[node] > now {
-		start = m.regFree[node] + m.p.RegisterHandoff
-	}
-	done := start + m.p.RegisterCall + Time(pages)*m.p.RegisterPerPage
-	m.regFree[node] = done
-	p.Advance(done - now)
-	return p.Sync()
 }

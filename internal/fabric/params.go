@@ -143,6 +143,11 @@ type Params struct {
 	RegisterCall, RegisterPerPage, RegisterHandoff Time
 	// PageBytes is the page size of registrations.
 	PageBytes int64
+	// RegisterPages is the number of entries of a node's translation
+	// table of registered memory, one per page, shared by all the node's
+	// processes; 0: no limit. SegmentPageBytes is the page size of the
+	// segments, registered at job start (0: PageBytes).
+	RegisterPages, SegmentPageBytes int64
 }
 
 // validate checks the parameters the fabric's arithmetic and arrays rely
@@ -169,6 +174,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("input buffers of %d units per VC and %d shared", p.InputBufferUnits, p.SharedInputUnits)
 	case p.FMAStoreBuffers < 0:
 		return fmt.Errorf("%d FMA store buffers per core", p.FMAStoreBuffers)
+	case p.RegisterPages < 0 || p.SegmentPageBytes < 0:
+		return fmt.Errorf("a translation table of %d pages, segment pages of %d bytes: negative", p.RegisterPages, p.SegmentPageBytes)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}

@@ -59,6 +59,9 @@ func Plan(cfg Config, jc conduit.JobConfig, hostBytes int64) (conduit.Plan, erro
 	m.census = &census{}
 	m.census.link = m.newChannel(nil, nil, 1, 0, 1)
 	nodes := (jc.PEs + perNode - 1) / perNode
+	if _, err := m.segmentPages(0, min(perNode, jc.PEs), jc.SegmentBytes); err != nil {
+		return conduit.Plan{}, err
+	}
 	if _, err := cfg.Build(m, nodes); err != nil {
 		return conduit.Plan{}, err
 	}

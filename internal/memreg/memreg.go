@@ -1,10 +1,17 @@
 package memreg
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 )
+
+// ErrTableFull is wrapped by the error of a registration the network
+// cannot hold: the NIC's table of registered pages is full. A runtime
+// moves a transfer whose buffer it cannot register through bounce
+// buffers instead.
+var ErrTableFull = errors.New("registration table full")
 
 // Region is one registration: Buf, registered under ID.
 type Region struct {

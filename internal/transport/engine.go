@@ -48,6 +48,10 @@ type Stats struct {
 	BounceWaits int64 // times the bounce pool was empty
 	Completions int64 // completion events processed
 	Retries     int64 // descriptors re-posted after a timeout
+
+	// RegFallbacks: transfers moved through bounce buffers because the
+	// network could not register their buffer.
+	RegFallbacks int64
 }
 
 // TimeoutRetries is how many times the engine re-posts a descriptor whose

@@ -1,9 +1,11 @@
 package transport
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/memreg"
 )
 
 // pd is a post descriptor of the pool: the conduit descriptor plus what the
@@ -65,6 +67,12 @@ func (p *pdPool) get(e *Engine) (*pd, error) {
 				return nil, nil
 			}
 			if err := p.grow(e); err != nil {
+				if errors.Is(err, memreg.ErrTableFull) && p.made > 0 {
+					// The network cannot register another slab's bounce
+					// buffers: make do with the descriptors there are.
+					p.limit = p.made
+					return nil, nil
+				}
 				return nil, err
 			}
 		}

@@ -1,10 +1,12 @@
 package transport
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/memreg"
 )
 
 // Put starts writing src to rank's segment at off, attaching its
@@ -70,11 +72,43 @@ func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byt
 	if e.needReg {
 		if local, err = e.localMem(d, t, buf); err != nil {
 			e.pds.put(d)
+			if errors.Is(err, memreg.ErrTableFull) && int64(len(buf)) > int64(e.s.PDBounceBytes) {
+				return e.bounceInstead(op, t, rank, off, buf, order, err)
+			}
 			return err
 		}
 	}
 	d.desc.Local = local
 	return e.issue(op, d)
+}
+
+// bounceInstead moves a transfer whose buffer the network cannot register
+// (its table of registered pages is full, [ORDERING] III.B: the error
+// regErr) through bounce buffers, in pieces of one pooled bounce buffer,
+// or of one descriptor's own bounce buffer when the pool itself cannot be
+// registered.
+func (e *Engine) bounceInstead(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode, regErr error) error {
+	c := e.s.BounceCutover
+	if !e.bounce.ready {
+		if err := e.bounce.init(e); err != nil {
+			if !errors.Is(err, memreg.ErrTableFull) {
+				return err
+			}
+			c = int64(e.s.PDBounceBytes)
+		}
+	}
+	if c < 1 {
+		return regErr
+	}
+	e.Stats.RegFallbacks++
+	for len(buf) > 0 {
+		n := min(int64(len(buf)), c)
+		if err := e.post(op, t, rank, off, buf[:n], order); err != nil {
+			return err
+		}
+		buf, off = buf[n:], off+n
+	}
+	return nil
 }
 
 // describe fills in what a put or get of n bytes at off of rank's segment
@@ -97,7 +131,8 @@ func (e *Engine) describe(d *pd, t conduit.PostType, rank int, off, n int64, ord
 // ([GASNET-GEMINI], RDMA): buf itself when it lies in a registration, else
 // the descriptor's own bounce buffer up to its size, a pooled bounce buffer
 // up to the bounce cutover, and a registration of buf for this transfer
-// alone above it. A put's data is copied into a bounce buffer now; a get's
+// alone above it (or, when the network cannot register it, bounce
+// buffers: bounceInstead). A put's data is copied into a bounce buffer now; a get's
 // is copied out when the descriptor completes. On failure the caller
 // returns the descriptor to the pool.
 func (e *Engine) localMem(d *pd, t conduit.PostType, buf []byte) ([]byte, error) {
