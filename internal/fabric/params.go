@@ -134,6 +134,14 @@ type Params struct {
 	RegisterCall, RegisterPerPage, RegisterHandoff Time
 	// PageBytes is the page size of registrations.
 	PageBytes int64
+
+	// HostReadTags is how many reads of host memory a NIC may have
+	// outstanding at once: the tags its non-posted host-interface reads
+	// carry. Everything the NIC reads from its host shares them: a get's
+	// data at the target, the block-transfer engine's reads of put data,
+	// the AMO cache's fills. A read waits for a free tag, and its tag frees
+	// when its data is back at the NIC (reads.go). Zero: no limit.
+	HostReadTags int
 }
 
 // validate checks the parameters the fabric's arithmetic and arrays rely
@@ -158,6 +166,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("router tiles of %d rows x %d columns (buses %v, %v) for %d processor tiles", p.TileRows, p.TileColumns, p.RowBus, p.ColumnBus, p.ProcessorTiles)
 	case p.InputBufferUnits < 1 || p.SharedInputUnits < 0:
 		return fmt.Errorf("input buffers of %d units per VC and %d shared", p.InputBufferUnits, p.SharedInputUnits)
+	case p.HostReadTags < 0:
+		return fmt.Errorf("%d host read tags", p.HostReadTags)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}
