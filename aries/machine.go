@@ -55,6 +55,7 @@ var params = fabric.Params{
 	BTEDescriptorBytes:    BTEDescriptorBytes,
 	CoarseBytes:           DefaultCoarseBytes,
 	CoarsePackets:         CoarsePackets,
+	HostReadTags:          HostReadTags,
 
 	LaunchBytes:     FMALaunchBytes,
 	LaunchPost:      FMALaunch,

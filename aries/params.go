@@ -305,3 +305,19 @@ const (
 	// limit (0).
 	RegisterPages = 0
 )
+
+// The NIC's reads of host memory (internal/fabric, reads.go).
+const (
+	// HostReadTags is how many PCI-Express reads the NIC may have
+	// outstanding at once, shared by the data of the gets it answers, the
+	// block-transfer engine's reads of put data and the AMO cache's fills;
+	// a read's tag frees when its data is back at the NIC. Assumed: 256,
+	// the 8-bit tags of PCI-Express's extended tag field. The 5-bit tags a
+	// PCI-Express requester has without it (32) could not keep one block
+	// transfer at full bandwidth, which the whitepaper says a single active
+	// BTE channel sustains (Aries NIC): at about 0.5 us from a read's
+	// request to its data back at the NIC, 32 reads of 64 bytes make 4 GB/s
+	// (the model gives 3.9 GB/s for A-BW-UNI's streaming puts with 32),
+	// where 10 GB/s needs some 80 in flight.
+	HostReadTags = 256
+)

@@ -367,6 +367,8 @@ var params = fabric.Params{
 	RegisterPages:   RegisterPages,
 
 	SegmentPageBytes: SegmentPageBytes,
+
+	HostReadTags: HostReadTags,
 }
 
 // caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and
@@ -379,3 +381,16 @@ var caps = conduit.Caps{
 	FloatAMO:             false,
 	AMOOps:               conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOAnd, conduit.AMOOr, conduit.AMOXor, conduit.AMOCSwap),
 }
+
+// The NIC's reads of host memory (internal/fabric, reads.go).
+const (
+	// HostReadTags is how many reads of host memory the NIC may have
+	// outstanding at once, shared by the data of the gets it answers, the
+	// block-transfer engine's reads of put data and the AMO cache's fills;
+	// a read's tag frees when its data is back at the NIC. Assumed: a
+	// HyperTransport requester names its outstanding non-posted requests
+	// by a 5-bit SrcTag, so it has at most 32 (the documents give no
+	// figure; WP 6.2 says only that every BTE data packet costs a 12-byte
+	// read request).
+	HostReadTags = 32
+)

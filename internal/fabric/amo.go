@@ -2,7 +2,29 @@ package fabric
 
 import "github.com/gopgas/gopgas/conduit"
 
-// The AMO unit: one operation at a time, on words it keeps in its cache.
+// The AMO unit: one operation at a time, in the order the requests
+// arrive, on words it keeps in its cache.
+//
+// Ordering. An AMO is a non-posted request (its source waits for the
+// response) whose result is also a posted write: "Host memory is updated
+// each time the variable is updated" ([GEMINI-WP] 2.4; [ARIES-WP] AMO
+// section). The ordering modes say which requests may pass which
+// ([ORDERING] II): with strict ordering "all local memory and network
+// operations are completed in the order they are issued ..., without
+// overtaking"; the default lets non-posted requests pass posted writes,
+// and relaxed ordering lets them pass each other as well. The model acts
+// on that rule in two places:
+//   - the NIC's AMO unit (amoStart): a strict AMO may not pass the posted
+//     writes the NIC issued before it, so the unit applies it only once
+//     every write it has handed to the host interface is visible
+//     (nic.writesVisible, from Host.Write), and only once the AMOs ahead of
+//     it have been performed and their write-throughs handed over: strict
+//     AMOs to a cached word follow one another at the host's write
+//     latency, where default and relaxed ones pipeline at the cache's
+//     rate (AMOHitCycles);
+//   - the host interface: the write-through is a posted write in the AMO's
+//     mode, so later strict writes and reads do not overtake it there
+//     (the backend's Host), and later AMOs queue behind it in the unit.
 
 type amoKey struct {
 	rank   int
@@ -15,10 +37,41 @@ type amoEntry struct {
 	used  uint64
 }
 
-// amo runs an AMO request through the AMO unit: a hit in the AMO cache
-// takes AMOHitCycles, a miss AMOMissCycles and a read of host memory,
-// which overlaps other operations up to AMOFetchesOutstanding.
+// amo queues an AMO request for the AMO unit.
 func (n *nic) amo(p *Packet) {
+	n.amoQ.push(p)
+	n.amoDrain()
+}
+
+// amoDrain starts the queued AMOs in order until one must wait: for the
+// unit to be free, a strict AMO for those ahead of it to be performed
+// (performAMO drains again) and for the NIC's earlier writes to be
+// visible, a miss for a fill slot and a host-read tag (reads.go grants it
+// and drains again).
+func (n *nic) amoDrain() {
+	for n.amoQ.n > 0 && n.amoStart(n.amoQ.head) {
+		n.amoQ.pop()
+	}
+	// A grant the unit did not use (its head hit, or waits for something
+	// else) goes back.
+	n.giveBack(&n.amoTagGrant)
+}
+
+// amoWakeAt drains the AMO queue again at t.
+func (n *nic) amoWakeAt(t Time) {
+	if !n.amoWake {
+		n.amoWake = true
+		n.m.k.At(t, n, nicAMODrain, nil)
+	}
+}
+
+// amoStart runs an AMO request through the AMO unit, or says it must
+// wait: a hit in the AMO cache takes AMOHitCycles, a miss AMOMissCycles
+// and a read of host memory (a fill, which holds a host-read tag until its
+// data is back), which overlaps other operations up to
+// AMOFetchesOutstanding. A strict AMO starts only once the AMOs ahead of it
+// are performed and every write the NIC issued is visible.
+func (n *nic) amoStart(p *Packet) bool {
 	m := n.m
 	now := m.k.Now()
 	t := p.t
@@ -27,23 +80,42 @@ func (n *nic) amo(p *Packet) {
 		p.failed = true
 		n.response(p, pktAMORsp, m.sizes.ErrorResponse)
 		n.transmit(p)
-		return
+		return true
+	}
+	strict := t.order == conduit.OrderStrict
+	if strict && n.amoPending > 0 {
+		return false
+	}
+	start := n.amoFree
+	if strict {
+		start = max(start, n.writesVisible)
 	}
 	k := amoKey{t.tep.Rank(), t.region, t.roff &^ (amoOperandBytes - 1)}
-	start := max(now, n.amoFree)
-	n.amoClock++
 	e, hit := n.amoCache[k]
+	slot := n.amoN % len(n.amoFills)
+	if !hit {
+		start = max(start, n.amoFills[slot])
+	}
+	if start > now {
+		n.amoWakeAt(start)
+		return false
+	}
+	if !hit && !n.amoTagGrant && !n.readFree() {
+		n.engineWait(readAMO, &n.amoTagWait)
+		return false
+	}
+	n.amoClock++
 	var at Time
 	if hit {
-		n.amoFree = start + m.amoHit
+		n.amoFree = now + m.amoHit
 		at = max(n.amoFree, e.ready)
 		m.stats.AMOHits++
 	} else {
-		slot := n.amoN % len(n.amoFills)
 		n.amoN++
-		start = max(start, n.amoFills[slot])
-		n.amoFree = start + m.amoMiss
-		_, done := n.host.Read(start, 1, t.dstLoc, t.order)
+		n.amoFree = now + m.amoMiss
+		n.readUse(1, &n.amoTagGrant)
+		_, done := n.host.Read(now, 1, t.dstLoc, t.order)
+		n.readRelease(done, 1)
 		n.amoFills[slot] = done
 		at = max(n.amoFree, done)
 		if len(n.amoCache) >= m.p.AMOCacheEntries {
@@ -55,7 +127,9 @@ func (n *nic) amo(p *Packet) {
 	}
 	e.ready = at
 	e.used = n.amoClock
+	n.amoPending++
 	m.k.At(at, n, nicAMO, p)
+	return true
 }
 
 // amoEvict drops the least recently used word from the AMO cache.
@@ -85,6 +159,13 @@ func lessKey(a, b amoKey) bool {
 // transaction up in the record of applied AMOs: a retry of one already
 // applied is answered from the record and not applied again.
 func (n *nic) performAMO(p *Packet) {
+	n.applyAMO(p)
+	n.amoPending--
+	n.amoDrain()
+}
+
+// applyAMO is performAMO's work on the word.
+func (n *nic) applyAMO(p *Packet) {
 	m := n.m
 	t := p.t
 	var key amoRecordKey
@@ -113,7 +194,8 @@ func (n *nic) performAMO(p *Packet) {
 		n.amoDone[key] = amoOutcome{old: old, detail: detail}
 		n.amoLog = append(n.amoLog, amoLogEntry{key, m.k.Now()})
 	}
-	n.host.Write(m.k.Now(), int(t.width), 1, t.dstLoc, t.order)
+	_, visible := n.host.Write(m.k.Now(), int(t.width), 1, t.dstLoc, t.order)
+	n.writesVisible = max(n.writesVisible, visible)
 	n.amoRespond(p)
 }
 

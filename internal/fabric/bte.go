@@ -59,7 +59,9 @@ func (n *nic) bteKick() {
 // memory, keeping at most BTEReadsOutstanding reads in flight for each
 // transfer. A put whose reads are all in flight is passed over until one
 // returns; when every transfer waits so, the engine sleeps until the first
-// read is back.
+// read is back. Each read also holds host-read tags, shared with the rest
+// of the NIC's reads (reads.go): without a free one the engine sleeps
+// until it is granted one.
 func (n *nic) bteSend() {
 	n.bteBusy = false
 	m := n.m
@@ -87,16 +89,25 @@ func (n *nic) bteSend() {
 		}
 		if !n.orbRoom(max(t.unit, 1)) {
 			n.bteParked = true
+			n.giveBack(&n.bteTagGrant)
+			return
+		}
+		if t.kind == pktPut && !n.bteTagGrant && !n.readFree() {
+			// No host-read tag: the engine sleeps until it is granted one
+			// (reads.go).
+			n.engineWait(readBTE, &n.bteTagWait)
 			return
 		}
 		p := n.request(t, t.next)
 		t.next++
 		if t.kind == pktPut {
+			n.readUse(p.cnt, &n.bteTagGrant)
 			_, done := n.host.Read(now, p.cnt, t.srcLoc, t.order)
-			arrive := n.host.ToNIC(done, p.n+p.cnt*m.p.HostOverheadBytes)
+			arrive := n.readBack(done, p.n, p.cnt)
 			t.reads[slot] = arrive
 			m.k.At(arrive, n, nicTx, p)
 		} else {
+			n.giveBack(&n.bteTagGrant)
 			n.transmit(p)
 		}
 		if n.bteBurst++; n.bteBurst >= m.p.BTEBurstPackets {
@@ -107,6 +118,7 @@ func (n *nic) bteSend() {
 		n.bteKick()
 		return
 	}
+	n.giveBack(&n.bteTagGrant)
 	if wake >= 0 {
 		n.bteNext = max(n.bteNext, wake)
 		n.bteKick()

@@ -32,6 +32,8 @@ const (
 	nicTimeout             // a transaction's time is up
 	nicRxServe             // the receive pipeline takes its next packet
 	nicTxServe             // the transmit pipeline takes its next packet
+	nicReadFree            // a host read's data is back: its tags free (reads.go)
+	nicAMODrain            // the AMO unit looks at its queue again (amo.go)
 )
 
 // nic is one node's NIC.
@@ -85,6 +87,23 @@ type nic struct {
 	amoClock uint64
 	amoFills []Time // by slot: when each fill in flight is back
 	amoN     int
+	// amoQ holds the AMOs the unit has not started, in order (amoDrain);
+	// amoPending counts those started and not yet performed.
+	amoQ       pktQueue
+	amoPending int
+	amoWake    bool // a nicAMODrain is scheduled
+	// writesVisible is when every write the NIC has handed to the host
+	// interface so far is visible (a strict AMO waits for it).
+	writesVisible Time
+
+	// The host-read tags (reads.go): in use, granted to an engine and not
+	// yet used, and the reads waiting for one (from readHead on).
+	readsOut, readsRes int
+	readQ              []readWaiter
+	readHead           int
+	// An engine's grant of a tag, and whether it waits in readQ.
+	bteTagGrant, bteTagWait bool
+	amoTagGrant, amoTagWait bool
 }
 
 // newNIC makes node's NIC, the k-th attached to router r.
@@ -130,6 +149,11 @@ func (n *nic) Fire(code int32, data any) {
 		n.finish(data.(*txn), conduit.StatusOK, "")
 	case nicTimeout:
 		n.timeouts()
+	case nicReadFree:
+		n.readFreed(data.(int))
+	case nicAMODrain:
+		n.amoWake = false
+		n.amoDrain()
 	}
 }
 
@@ -301,7 +325,8 @@ func (n *nic) writeArrived(p *Packet) {
 }
 
 // getArrived acts on a get request at the target: the host interface
-// reads the data (snapshot), or the NIC answers at once with an error.
+// reads the data (snapshot) once a host-read tag is free (reads.go), or
+// the NIC answers at once with an error.
 func (n *nic) getArrived(p *Packet) {
 	m := n.m
 	t := p.t
@@ -312,6 +337,19 @@ func (n *nic) getArrived(p *Packet) {
 		n.transmit(p)
 		return
 	}
+	if !n.readFree() {
+		n.readWait(p)
+		return
+	}
+	n.readUse(p.cnt, nil)
+	n.getRead(p)
+}
+
+// getRead books the read of a get's data, which holds p.cnt host-read
+// tags (reads.go) until the data is back at the NIC (snapshot).
+func (n *nic) getRead(p *Packet) {
+	m := n.m
+	t := p.t
 	snap, done := n.host.Read(m.k.Now(), p.cnt, t.dstLoc, t.order)
 	p.born = done // when the data leaves for the NIC
 	m.k.At(snap, n, nicSnapshot, p)
@@ -353,6 +391,7 @@ func (n *nic) dataArrived(p *Packet) {
 // commits it (nicCommit) when it is visible.
 func (n *nic) write(p *Packet, now Time, loc int) (taken, visible Time) {
 	taken, visible = n.host.Write(now, p.n, p.cnt, loc, p.t.order)
+	n.writesVisible = max(n.writesVisible, visible)
 	n.rx.block[p.VC] = max(n.rx.block[p.VC], taken)
 	return taken, visible
 }
@@ -373,8 +412,9 @@ func (n *nic) snapshot(p *Packet) {
 		m.hazards.read(t, p, m.k.Now())
 	}
 	n.response(p, pktData, m.sizes.DataResponse(p.n))
-	// The data reaches the host interface when the read completes.
-	m.k.At(n.host.ToNIC(p.born, p.n+p.cnt*m.p.HostOverheadBytes), n, nicTx, p)
+	// The data reaches the NIC when the read completes and has crossed
+	// the host interface; its tags free as it arrives.
+	m.k.At(n.readBack(p.born, p.n, p.cnt), n, nicTx, p)
 }
 
 // commit acts on a write that has become visible.

@@ -148,6 +148,14 @@ type Params struct {
 	// processes; 0: no limit. SegmentPageBytes is the page size of the
 	// segments, registered at job start (0: PageBytes).
 	RegisterPages, SegmentPageBytes int64
+
+	// HostReadTags is how many reads of host memory a NIC may have
+	// outstanding at once: the tags its non-posted host-interface reads
+	// carry. Everything the NIC reads from its host shares them: a get's
+	// data at the target, the block-transfer engine's reads of put data,
+	// the AMO cache's fills. A read waits for a free tag, and its tag frees
+	// when its data is back at the NIC (reads.go). Zero: no limit.
+	HostReadTags int
 }
 
 // validate checks the parameters the fabric's arithmetic and arrays rely
@@ -176,6 +184,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("%d FMA store buffers per core", p.FMAStoreBuffers)
 	case p.RegisterPages < 0 || p.SegmentPageBytes < 0:
 		return fmt.Errorf("a translation table of %d pages, segment pages of %d bytes: negative", p.RegisterPages, p.SegmentPageBytes)
+	case p.HostReadTags < 0:
+		return fmt.Errorf("%d host read tags", p.HostReadTags)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:
 		return fmt.Errorf("coarse units of %d packets above %d bytes", p.CoarsePackets, p.CoarseBytes)
 	}

@@ -1,0 +1,74 @@
+package aries_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/aries"
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// oneWordAMORate is the rate, in millions per second, of rounds windows
+// of window non-blocking 8-byte atomic adds from rank 0 to one word of
+// rank 1 on another node (the first add, before the timing, brings the
+// word into the AMO cache).
+func oneWordAMORate(t *testing.T, order pgas.Ordering, window, rounds int) float64 {
+	t.Helper()
+	var rate float64
+	cfg := pgas.Config{Conduit: "aries", PEs: 2, PEsPerNode: 1, Ordering: order}
+	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		base, err := pe.Alloc(8, 8)
+		if err != nil || pe.Rank() != 0 {
+			return err
+		}
+		word := pgas.Ptr[int64](1, base)
+		if err := pgas.Atomic(pe, pgas.AtomicAdd, word, 1); err != nil {
+			return err
+		}
+		start := pe.Now()
+		hs := make([]pgas.Handle, window)
+		for range rounds {
+			for i := range hs {
+				if hs[i], err = pgas.AtomicNB(pe, pgas.AtomicAdd, word, 1); err != nil {
+					return err
+				}
+			}
+			if err := pgas.WaitAll(hs...); err != nil {
+				return err
+			}
+		}
+		rate = float64(window*rounds) / (pe.Now() - start).Seconds() / 1e6
+		v, err := pgas.GetValue(pe, word)
+		if err == nil && v != int64(window*rounds+1) {
+			t.Errorf("%v: the word is %d, want %d", order, v, window*rounds+1)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	return rate
+}
+
+// A strict AMO may not pass earlier posted writes ([ORDERING] II), and
+// the AMO's own write-through of the word is one ([ARIES-WP] AMO
+// section): one PE's strict adds to a cached word follow one another at
+// the time the write-through takes to be visible (the word and its
+// PCI-Express overhead on the link, PCIeLatency and MemoryWriteLatency)
+// after the AMO unit's AMOCycles, where default and relaxed adds pipeline
+// and go as fast as the PE issues them.
+func TestStrictAMOsFollowWriteThrough(t *testing.T) {
+	const window, rounds = 64, 20
+	strict := oneWordAMORate(t, pgas.OrderStrict, window, rounds)
+	def := oneWordAMORate(t, pgas.OrderDefault, window, rounds)
+	relaxed := oneWordAMORate(t, pgas.OrderRelaxed, window, rounds)
+	link := aries.Time(int64(8+aries.PCIeOverheadBytes) * 1e12 * 100 / (aries.PCIeBytesPerSecond * aries.PCIeEfficiencyPercent))
+	period := link + aries.PCIeLatency + aries.MemoryWriteLatency + aries.Time(int64(aries.AMOCycles)*1e12/aries.NICClockHz)
+	want := 1 / period.Seconds() / 1e6
+	// Each window's first add waits for nothing, and its last response's
+	// return adds a round trip.
+	assert.InDelta(t, 1, strict/want, 0.1, "strict %.2f M/s, want about %.2f M/s (one add per %v)", strict, want, period)
+	assert.Less(t, strict, 0.85*def, "strict %.2f M/s, default %.2f M/s", strict, def)
+	assert.InDelta(t, def, relaxed, 0.01*def)
+	t.Logf("one PE, one cached word, window %d: strict %.2f M/s (one add per %v: %.2f M/s), default %.2f M/s, relaxed %.2f M/s", window, strict, period, want, def, relaxed)
+}
