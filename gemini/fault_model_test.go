@@ -119,16 +119,16 @@ func TestAMOsExactlyOnceAcrossFailures(t *testing.T) {
 }
 
 // A re-route pause longer than the transaction timeout times nothing out:
-// the NICs' timers stand still while the network is quiesced. The failed
-// connection is one no packet takes (y), so nothing is lost, and nothing
-// may be retried.
+// the NICs' timers stand still while the network is quiesced. The
+// connection (y) fails before the job's first packet, so nothing is lost,
+// and the job's transfers, posted during the pause, may not be retried.
 func TestQuiesceHoldsTimeouts(t *testing.T) {
 	p := integrity.Params{MinBytes: 8, MaxBytes: 4096, Factor: 8, Adds: 8, Rounds: 1}
 	pause := 2 * gemini.TransactionTimeout
 	_, healthy, err := integrity.Job(faultCfg(map[string]string{"routing": "deterministic"}), p)
 	require.NoError(t, err)
 	opts := map[string]string{"routing": "deterministic", "reroute_pause": fmt.Sprintf("%dns", int64(pause/conduit.Nanosecond)),
-		"fail": fmt.Sprintf("0:y:+:0@%dns", int64(healthy.End/conduit.Nanosecond)/2)}
+		"fail": "0:y:+:0@1ns"}
 	res, rep, err := integrity.Job(faultCfg(opts), p)
 	require.NoError(t, err)
 	faultFigures(t, opts["fail"], res, rep, healthy)
