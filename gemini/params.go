@@ -230,12 +230,6 @@ const (
 	// between the HT link and their issue; when they are all waiting the
 	// link stops and the NIC with it. Assumed.
 	BridgePostedBuffer = 16
-	// HostLinkBookings is how many separate busy intervals the model keeps
-	// of the host-to-NIC direction, where the data of reads is booked ahead
-	// and the CPU's stores fill the gaps before it (host.go, calendar). A
-	// simulation device, not a hardware figure: older intervals merge into
-	// one, at worst delaying a store that could have used a gap among them.
-	HostLinkBookings = 32
 )
 
 // Host CPU costs of the conduit calls (the PE's software and its stores to
