@@ -2,6 +2,7 @@ package aries
 
 import (
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/fabric"
 	"unsafe"
 )
 
@@ -20,6 +21,11 @@ import (
 // earlier write; default writes keep their order but reads pass them;
 // relaxed writes and reads take whatever order memory returns them in.
 // Memory on the second socket answers QPILatency later each way.
+//
+// The host-to-NIC direction is a calendar (fabric.Calendar), as on Gemini:
+// a read's data is booked when the read is issued, for when memory returns
+// it, and the CPU's stores to the NIC use the idle link before it instead
+// of queueing behind it.
 
 // pcieTime is how long n bytes take on a PCI-Express direction.
 func pcieTime(n int) Time {
@@ -29,8 +35,8 @@ func pcieTime(n int) Time {
 // host is a node's side of its NIC's PCI-Express link (a fabric.Host whose
 // locations are sockets).
 type host struct {
-	downFree Time // host -> NIC free from then
-	upFree   Time // NIC -> host free from then
+	down   fabric.Calendar // host -> NIC
+	upFree Time            // NIC -> host free from then
 
 	slots     [BridgePostedBuffer]Time // visibility of the last writes, by slot
 	nWrites   int
@@ -49,9 +55,7 @@ func memLatency(base Time, loc int) Time {
 // ToNIC books bytes (data and overhead) on the host -> NIC direction at t
 // and returns when they have reached the NIC.
 func (h *host) ToNIC(t Time, bytes int) Time {
-	start := max(t, h.downFree)
-	h.downFree = start + pcieTime(bytes)
-	return h.downFree + PCIeLatency
+	return h.down.Book(t, pcieTime(bytes)) + PCIeLatency
 }
 
 // Write books a posted write of n data bytes in cnt PCI-Express transfers

@@ -249,4 +249,8 @@ var ariesRows = []*Row{
 		Expect:     []Expect{{Check: Exact, Target: 127}},
 		Conditions: "the most PEs per node a job may have (one FMA descriptor each): jobs of 127 and 128 PEs on one node",
 		measure:    ariesFMADescRow},
+	{ID: "A-ORD", Backend: ari, Figure: "strict vs relaxed ordering on Aries, Figure 2 benchmark on few nodes", Published: "no noticeable difference; strict falls with PEs/node by at most 10%", Source: "[ORDERING] VI.B",
+		Expect:     []Expect{{Label: "strict/relaxed gap", Check: AtMost, Target: 10, Unit: "%"}, {Label: "strict fall", Check: AtMost, Target: 10, Unit: "%"}},
+		Conditions: "the Figure 2 benchmark, BTE gets, 4 nodes, 1..16 PEs per node, window 1, 16 and 64 KiB, strict and relaxed ordering; the largest difference between the two at a point, and strict's largest fall below its best at fewer PEs per node",
+		measure:    ariesOrdRow},
 }

@@ -3,6 +3,7 @@ package calibration
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -448,4 +449,69 @@ func ariesFMADescRow(s *Session) (Measurement, error) {
 		}
 	}
 	return Measurement{Values: []float64{float64(largest)}}, nil
+}
+
+// The Aries ordering comparison of [ORDERING] VI.B on the Figure 2
+// benchmark: 4 nodes, PEs per node up to a node's cores.
+var ariesOrdPPNs = []int{1, 2, 4, 8, aries.CoresPerNode}
+
+// ariesOrdBW is one point of it (BTE gets, window 1): bandwidth in MB/s.
+func ariesOrdBW(s *Session, order pgas.Ordering, size, ppn int) (float64, error) {
+	return shared(s, fmt.Sprintf("aries/ord/%v/%d/%d", order, size, ppn), func() (float64, error) {
+		return runOne(s, func() (float64, error) {
+			r, err := bench.OrderingBW(bench.Setup{Config: s.config(ari, order, nil), Nodes: studyNodes, PPN: ppn, Mechanism: bench.BTE,
+				Window: 1, Iterations: studyIterations(size), Warmup: 2}, []int{size}, bench.Get)
+			if err != nil {
+				return 0, err
+			}
+			return r.Points[0].Value, nil
+		})
+	})
+}
+
+func ariesOrdRow(s *Session) (Measurement, error) {
+	orders := []pgas.Ordering{pgas.OrderStrict, pgas.OrderRelaxed}
+	bw := make([][][]float64, len(studySizes)) // size, order, PEs per node
+	var fs []func() error
+	for i, size := range studySizes {
+		bw[i] = make([][]float64, len(orders))
+		for j, o := range orders {
+			bw[i][j] = make([]float64, len(ariesOrdPPNs))
+			for k, ppn := range ariesOrdPPNs {
+				fs = append(fs, func() (err error) {
+					bw[i][j][k], err = ariesOrdBW(s, o, size, ppn)
+					return err
+				})
+			}
+		}
+	}
+	// ariesOrdBW takes a parallel slot itself; run the lookups unbounded.
+	errc := make(chan error, len(fs))
+	for _, f := range fs {
+		go func() { errc <- f() }()
+	}
+	var first error
+	for range fs {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return Measurement{}, first
+	}
+	gap, fall := 0.0, 0.0
+	var parts []string
+	for i, size := range studySizes {
+		st, re := bw[i][0], bw[i][1]
+		best := 0.0
+		for k := range ariesOrdPPNs {
+			gap = max(gap, 100*math.Abs(re[k]-st[k])/max(re[k], st[k]))
+			if best > 0 {
+				fall = max(fall, 100*(best-st[k])/best)
+			}
+			best = max(best, st[k])
+		}
+		parts = append(parts, fmt.Sprintf("%d KiB strict: %s; relaxed: %s", size>>10, series(ariesOrdPPNs, st, "%d", "%.0f"), series(ariesOrdPPNs, re, "%d", "%.0f")))
+	}
+	return Measurement{Values: []float64{gap, fall}, Detail: strings.Join(parts, "; ")}, nil
 }

@@ -1,0 +1,105 @@
+package gemini
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/conduit"
+)
+
+// hostOp is one request to a host interface: a posted write or a read.
+type hostOp struct {
+	t          Time
+	write      bool
+	n, cnt, at int
+}
+
+// hostResult is what the host answered: for a write when the link took it
+// and when it became visible, for a read its snapshot and completion.
+type hostResult struct{ a, b Time }
+
+func runHost(ops []hostOp, order conduit.OrderingMode) (out []hostResult, switches int64) {
+	h := &host{}
+	for _, o := range ops {
+		var r hostResult
+		if o.write {
+			r.a, r.b = h.Write(o.t, o.n, o.cnt, o.at, order)
+		} else {
+			r.a, r.b = h.Read(o.t, o.cnt, o.at, order)
+		}
+		out = append(out, r)
+	}
+	return out, h.dieSwitch
+}
+
+// hostTraffic is a random mix of packet writes and reads over the dies,
+// arriving at the rate of a busy HT link.
+func hostTraffic(seed uint64, n int) []hostOp {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var ops []hostOp
+	var t Time
+	for range n {
+		t += Time(r.IntN(int(12 * ns)))
+		o := hostOp{t: t, write: r.IntN(3) > 0, cnt: 1, at: r.IntN(Dies)}
+		if o.write {
+			o.n = 64
+			if r.IntN(8) == 0 {
+				o.n = CQEntryBytes // a completion-queue entry
+			}
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+// Each mode only drops a constraint of the stricter one: given the same
+// requests at the same times, no write is visible and no read completes
+// later under default ordering than under strict, nor under relaxed than
+// under default; writes are the same under strict and default (reads
+// passing them leave their order alone), and reads pass them under
+// default.
+func TestHostOrderingModesOnlyRelax(t *testing.T) {
+	for seed := range uint64(20) {
+		ops := hostTraffic(seed, 2000)
+		strict, sw := runHost(ops, conduit.OrderStrict)
+		def, dw := runHost(ops, conduit.OrderDefault)
+		relaxed, rw := runHost(ops, conduit.OrderRelaxed)
+		assert.Equal(t, sw, dw, "seed %d: die switches of the ordered writes", seed)
+		assert.Zero(t, rw, "seed %d: relaxed writes wait for no die switch", seed)
+		require.Positive(t, sw, "seed %d: the traffic switches dies", seed)
+		earlier := 0
+		for i, o := range ops {
+			if o.write {
+				require.Equal(t, strict[i], def[i], "seed %d op %d: a default write as a strict one", seed, i)
+			} else {
+				require.LessOrEqual(t, def[i].b, strict[i].b, "seed %d op %d: default read done", seed, i)
+				if def[i].b < strict[i].b {
+					earlier++
+				}
+			}
+			require.LessOrEqual(t, relaxed[i].a, def[i].a, "seed %d op %d", seed, i)
+			require.LessOrEqual(t, relaxed[i].b, def[i].b, "seed %d op %d: relaxed visible/done", seed, i)
+		}
+		assert.Positive(t, earlier, "seed %d: default reads pass writes", seed)
+	}
+}
+
+// The host-to-NIC direction: the CPU's store asked for while a read's data
+// is booked ahead uses the idle link before that data (it would otherwise
+// queue behind it), and a stream keeps its order.
+func TestHostToNICStoreBeforeBookedData(t *testing.T) {
+	h := &host{}
+	// A read's data: 1 KiB booked at 10 us for when memory returns it.
+	data := h.ToNIC(10*us, 1024)
+	assert.Equal(t, 10*us+htTime(1024)+HTLatency, data)
+	// A 64-byte descriptor stored at 1 us goes at once.
+	assert.Equal(t, 1*us+htTime(64)+HTLatency, h.ToNIC(1*us, 64))
+	// A store too large for the gap before the data goes after it.
+	assert.Equal(t, data+htTime(96<<10), h.ToNIC(2*us, 96<<10))
+	// The next store of the stream follows the large one, though it would
+	// fit in the gap.
+	assert.Equal(t, data+htTime(96<<10)+htTime(64), h.ToNIC(2*us, 64))
+}

@@ -1,0 +1,45 @@
+package fabric
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A calendar books the earliest gap that holds a transfer, after every
+// transfer asked for no later: data booked ahead does not hold up a store
+// asked for before it, and a stream keeps its order.
+func TestCalendarGapsAndOrder(t *testing.T) {
+	var c Calendar
+	// Data booked at 1000 for 100.
+	assert.Equal(t, Time(1100), c.Book(1000, 100))
+	// A store asked for at 10 goes at once, before it.
+	assert.Equal(t, Time(20), c.Book(10, 10))
+	// One too large for the gap (20..1000) goes after the data.
+	assert.Equal(t, Time(2100), c.Book(15, 1000))
+	// The next of its stream follows it though it would fit in the gap.
+	assert.Equal(t, Time(2110), c.Book(15, 10))
+	// One asked for earlier than all of them takes the gap before the
+	// first store if it fits there, else the next one.
+	assert.Equal(t, Time(30), c.Book(4, 10))
+	assert.Equal(t, Time(5), c.Book(0, 5))
+	// Back to back in the order asked: one interval.
+	var d Calendar
+	for k := range Time(100) {
+		assert.Equal(t, 10*(k+1), d.Book(k, 10))
+	}
+	assert.Equal(t, 1, d.n)
+}
+
+// The calendar keeps at most calendarBookings intervals; the oldest become
+// a floor that nothing starts before.
+func TestCalendarFloor(t *testing.T) {
+	var c Calendar
+	for k := range Time(calendarBookings + 1) {
+		c.Book(100*(k+1), 10) // separate intervals 100..110, 200..210, ...
+	}
+	assert.Equal(t, calendarBookings, c.n)
+	assert.Equal(t, Time(110), c.floor)
+	// (A booking on a full calendar first drops the oldest interval.)
+	assert.Equal(t, Time(220), c.Book(0, 10), "not before the floor")
+}
