@@ -14,7 +14,7 @@
 //
 // and, with relaxed ordering only:
 //
-//   - FMA put bandwidth against message size (8 B..1 MiB) for 1, 2 and 4
+//   - FMA put bandwidth against message size (8 B..256 KiB) for 1, 2 and 4
 //     PEs per node on 2 nodes, OSU mbw_mr style, window 16
 //     ([GEMINI-HOTI] V.A, Figure 8);
 //   - gets of 8 B, 8 KiB, 256 KiB and 2 MiB against PEs per node (1, 2, 4,

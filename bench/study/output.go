@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,7 +51,7 @@ func (r *Results) timeBase() string {
 // iterationsText describes the iterations the points ran.
 func (c *Config) iterationsText() string {
 	it := "10 up to 16 KiB, 5 up to 256 KiB, 3 above"
-	wit := "4 MiB per node over size x window x PEs per node, 2 to 100"
+	wit := "4 MiB per node over size x window x PEs per node, 2 to 100 (put: 10 to 100)"
 	if c.Iterations > 0 {
 		it = strconv.Itoa(c.Iterations)
 		wit = it
@@ -266,7 +267,10 @@ func (r *Results) writeSummary(b *bufio.Writer, s Summary, hdr func(string, ...a
 		var parts []string
 		for i, p := range sat.PPN {
 			v := "never"
-			if !math.IsNaN(sat.Size[i]) {
+			if len(r.Config.PutSizes) > 0 {
+				v += " up to " + bytesText(float64(slices.Max(r.Config.PutSizes)))
+			}
+			if !math.IsInf(sat.Size[i], 0) && !math.IsNaN(sat.Size[i]) {
 				v = bytesText(sat.Size[i])
 			}
 			parts = append(parts, fmt.Sprintf("%s %s", ppnName(p), v))
@@ -483,8 +487,8 @@ type SummaryRecord struct {
 	FewCores   []FewCoresRecord  `json:"few_cores"`
 }
 
-// SaturationRecord is a Saturation in a Record; a size never reached is
-// null.
+// SaturationRecord is a Saturation in a Record; a size no measured size
+// reaches is null.
 type SaturationRecord struct {
 	Level      float64    `json:"level"`
 	PeakMBps   float64    `json:"peak_mbps"`

@@ -379,6 +379,9 @@ func TestWindowIterations(t *testing.T) {
 			t.Errorf("WindowIterations(%d, %d, %d) = %d, want %d", c.size, c.window, c.ppn, got, c.want)
 		}
 	}
+	if PutIterations(1<<20, 16, 4) != PutMinIterations || PutIterations(8, 16, 1) != 100 {
+		t.Errorf("PutIterations: %d at 1 MiB, %d at 8 B", PutIterations(1<<20, 16, 4), PutIterations(8, 16, 1))
+	}
 }
 
 func TestSaturationSize(t *testing.T) {
@@ -390,8 +393,8 @@ func TestSaturationSize(t *testing.T) {
 	if got := SaturationSize(sizes, []float64{95, 60, 150, 200}, 90); got != 1024 {
 		t.Errorf("at the first size: %v", got)
 	}
-	if got := SaturationSize(sizes, []float64{10, 20, 30, 89}, 90); !math.IsNaN(got) {
-		t.Errorf("never reached: %v, want NaN", got)
+	if got := SaturationSize(sizes, []float64{10, 20, 30, 89}, 90); !math.IsInf(got, 1) {
+		t.Errorf("never reached: %v, want +Inf", got)
 	}
 	// A curve that dips and comes back: the first crossing counts.
 	if got := SaturationSize(sizes, []float64{10, 90, 50, 100}, 90); got != 2048 {
@@ -400,7 +403,7 @@ func TestSaturationSize(t *testing.T) {
 	for _, c := range []struct {
 		xs   []float64
 		want int
-	}{{[]float64{8, 4, 2}, 0}, {[]float64{8, 8, 2}, 1}, {[]float64{2, 4, 8}, 2}, {[]float64{8, math.NaN(), 2}, 2}, {nil, 0}} {
+	}{{[]float64{8, 4, 2}, 0}, {[]float64{8, 8, 2}, 1}, {[]float64{2, 4, 8}, 2}, {[]float64{8, math.NaN(), 2}, 2}, {[]float64{math.Inf(1), 8, 2}, 0}, {[]float64{math.Inf(1), math.Inf(1), 2}, 1}, {nil, 0}} {
 		if got := StrictFallViolations(c.xs); got != c.want {
 			t.Errorf("StrictFallViolations(%v) = %d, want %d", c.xs, got, c.want)
 		}
@@ -443,8 +446,8 @@ func TestSummarizeAddedSweeps(t *testing.T) {
 	if sat == nil || sat.Peak != 100 || sat.PeakPPN != 2 || sat.PeakSize != 4096 || !reflect.DeepEqual(sat.PPN, []int{1, 2, 4}) {
 		t.Fatalf("saturation %+v", sat)
 	}
-	// Level 90: never at 1 PE per node, 2 KiB at 2, 1 KiB at 4.
-	if !math.IsNaN(sat.Size[0]) || sat.Size[1] != 2048 || sat.Size[2] != 1024 || sat.Violations() != 1 {
+	// Level 90: never at 1 PE per node, 2 KiB at 2, 1 KiB at 4: falls.
+	if !math.IsInf(sat.Size[0], 1) || sat.Size[1] != 2048 || sat.Size[2] != 1024 || sat.Violations() != 0 {
 		t.Errorf("saturation sizes %v, %d violations", sat.Size, sat.Violations())
 	}
 	if len(s.NonShared) != 2 || len(s.FewCores) != 2 {
@@ -476,7 +479,7 @@ func TestSummarizeAddedSweeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"#   1 PE/node never, 2 PEs/node 2.0 KiB, 4 PEs/node 1.0 KiB; does not fall strictly with more PEs per node (1 of 2 steps)",
+		"#   1 PE/node never up to 4.0 KiB, 2 PEs/node 2.0 KiB, 4 PEs/node 1.0 KiB; falls strictly with more PEs per node",
 		"#   8.0 KiB W1: 10.0% at 8 PEs per node",
 		"#   8.0 KiB W4: 0.750 (300 MB/s; best 400 MB/s at 2 PEs per node)",
 	} {
@@ -485,7 +488,7 @@ func TestSummarizeAddedSweeps(t *testing.T) {
 		}
 	}
 	rec := putAndOneSided().NewRecord()
-	if rs := rec.Summary.Saturation; rs == nil || rs.Size[0] != nil || *rs.Size[1] != 2048 || rs.Violations != 1 || rs.Level != SaturationLevel {
+	if rs := rec.Summary.Saturation; rs == nil || rs.Size[0] != nil || *rs.Size[1] != 2048 || rs.Violations != 0 || rs.Level != SaturationLevel {
 		t.Errorf("JSON saturation %+v", rs)
 	}
 	if fc := rec.Summary.FewCores; len(fc) != 2 || fc[1].Ratio != 0.75 || fc[1].PPN != FewCoresPPN {

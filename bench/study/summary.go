@@ -41,19 +41,22 @@ type Saturation struct {
 	PeakPPN, PeakSize int
 	// PPN are the curves' PEs per node, in the Config's order
 	// (increasing by default); Size the size (bytes, interpolated) where
-	// each first reaches the level, NaN if it never does.
+	// each first reaches the level, +Inf if no measured size does (its
+	// size is beyond the sweep: larger than any that does).
 	PPN  []int
 	Size []float64
 }
 
 // Violations counts the steps to more PEs per node where the saturating
-// size does not fall strictly (or is unknown).
+// size does not fall strictly: two curves that never reach the level count
+// as a violation (their sizes cannot be compared).
 func (s Saturation) Violations() int { return StrictFallViolations(s.Size) }
 
 // SaturationSize is the smallest size at which bw (measured at sizes,
 // increasing) reaches level: interpolated geometrically between the last
 // size below it and the first at or above it; the first size if it is
-// already there; NaN if no size reaches it.
+// already there; +Inf if no size reaches it (the curve saturates, if
+// ever, beyond the largest size).
 func SaturationSize(sizes []int, bw []float64, level float64) float64 {
 	for i := range min(len(sizes), len(bw)) {
 		if bw[i] < level {
@@ -70,11 +73,11 @@ func SaturationSize(sizes []int, bw []float64, level float64) float64 {
 		}
 		return lo * math.Pow(hi/lo, math.Max(0, math.Min(1, frac)))
 	}
-	return math.NaN()
+	return math.Inf(1)
 }
 
-// StrictFallViolations counts the i where xs[i+1] is not strictly below
-// xs[i] (NaN counts as a violation).
+// StrictFallViolations counts the i where xs[i] is not strictly below
+// xs[i-1] (NaN, or +Inf after +Inf, counts as a violation).
 func StrictFallViolations(xs []float64) int {
 	n := 0
 	for i := 1; i < len(xs); i++ {

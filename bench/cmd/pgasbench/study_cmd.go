@@ -22,11 +22,11 @@ func studyCommand() *command {
 			"bandwidth vs message size for FMA, block transfer (BTE) and automatic choice at 4 nodes x 24 PEs per node = 48 pairs (Figure 3), " +
 			"and bandwidth vs PEs per node (1..24) for 16 KiB and 64 KiB with FMA and BTE (Figures 4 and 5). " +
 			"Prints the tables and a summary (relaxed/strict ratio at each PEs per node, where each curve peaks, the FMA/BTE crossover per ordering). " +
-			"Two more sweeps: FMA put bandwidth vs size (8 B..1 MiB) at 1, 2 and 4 PEs per node on 2 nodes, window 16, relaxed ([GEMINI-HOTI] Figure 8), " +
+			"Two more sweeps: FMA put bandwidth vs size (8 B..256 KiB) at 1, 2 and 4 PEs per node on 2 nodes, window 16, relaxed ([GEMINI-HOTI] Figure 8), " +
 			"and gets at 8 B, 8 KiB, 256 KiB and 2 MiB vs PEs per node (1..24) and window (1, 2), relaxed, automatic mechanism, local buffers in the segment or not ([ORDERING] Figure 9); " +
 			"their summary gives the smallest size reaching 90% of the put peak per PEs per node, the worst non-shared slowdown, and the shared bandwidth at 4 PEs per node over the best. " +
 			"With --plot-dir, writes the plots. Points run in parallel (--parallel); iterations default to 10 up to 16 KiB, 5 up to 256 KiB, 3 above, " +
-			"with one warm-up (the simulation is deterministic). The default study simulates sizes of 8 B..128 KiB on gemini (-m 8:1M extends Figure 3 at several times the cost); the put and shared vs non-shared sweeps iterate until each node moves about 4 MiB (2 to 100 iterations, after 1 warm-up).",
+			"with one warm-up (the simulation is deterministic). The default study simulates sizes of 8 B..128 KiB on gemini (-m 8:1M extends Figure 3 at several times the cost); the put and shared vs non-shared sweeps iterate until each node moves about 4 MiB (2 to 100 iterations, at least 10 for puts, after 1 warm-up).",
 		flags: func(o *options, fs *flag.FlagSet) {
 			d := study.Default()
 			conduitFlag(o, fs, "gemini")
