@@ -248,4 +248,8 @@ var geminiRows = []*Row{
 			{Label: "bounced instead", Check: Exact, Target: 1}},
 		Conditions: "PE 0 of a node of 2 PEs pins a 4 MiB buffer, then 64 KiB and 4 KiB ones, until a Pin fails: the bytes pinned; 1 when the first Pin succeeded and the last failed for want of pages; 1 when a 512 KiB get into unregistered memory outside the segment then completed with the right data through bounce buffers",
 		measure:    regLimitRow},
+	rowFMAPPN,
+	rowFMABig,
+	rowNonShared,
+	row1SSat,
 }

@@ -12,11 +12,26 @@
 //   - bandwidth against PEs per node (1, 2, 3, 4, 6, 8, 12, 16, 24) for
 //     chosen sizes (16 KiB and 64 KiB), FMA and BTE (Figures 4 and 5).
 //
+// and, with relaxed ordering only:
+//
+//   - FMA put bandwidth against message size (8 B..256 KiB) for 1, 2 and 4
+//     PEs per node on 2 nodes, OSU mbw_mr style, window 16
+//     ([GEMINI-HOTI] V.A, Figure 8);
+//   - gets of 8 B, 8 KiB, 256 KiB and 2 MiB against PEs per node (1, 2, 4,
+//     8, 16, 24) and window (1, 2), automatic mechanism, with the local
+//     buffers in the registered segment (shared) or outside it
+//     (non-shared) ([ORDERING] V, Figure 9).
+//
 // Summarize derives what the paper reads off those figures: the
 // relaxed/strict bandwidth ratio at each concurrency (up to 4.6 on the
 // Cray XE6 at 24 PEs per node, section III.A), where strict ordering
 // peaks (4 PEs per node on the XE6) and the sizes where FMA and BTE trade
-// the lead (near 4 KiB on the XE6).
+// the lead (near 4 KiB on the XE6); the smallest size at which each
+// PEs-per-node put curve reaches 90% of the put peak (falling with more
+// PEs per node on the XE6); the worst non-shared slowdown (at most 6%) and
+// the shared bandwidth at 4 PEs per node over the best (one-sided
+// saturates the network with four cores). The calibration rows G-FMA-PPN,
+// G-NONSHARED and G-1S-SAT read the same figures with the same functions.
 //
 // The simulated backends are deterministic, so a few iterations measure a
 // point (Iterations); the independent points run in parallel (Parallel),

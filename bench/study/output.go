@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,14 +51,20 @@ func (r *Results) timeBase() string {
 // iterationsText describes the iterations the points ran.
 func (c *Config) iterationsText() string {
 	it := "10 up to 16 KiB, 5 up to 256 KiB, 3 above"
+	wit := "4 MiB per node over size x window x PEs per node, 2 to 100 (put: 10 to 100)"
 	if c.Iterations > 0 {
 		it = strconv.Itoa(c.Iterations)
+		wit = it
 	}
-	w := 1
+	w, ww := 1, WindowWarmup
 	if c.Warmup > 0 {
-		w = c.Warmup
+		w, ww = c.Warmup, c.Warmup
 	}
-	return fmt.Sprintf("%s; warm-up %d", it, w)
+	s := fmt.Sprintf("%s; warm-up %d", it, w)
+	if len(c.PutPPNs) > 0 || len(c.OneSidedPPNs) > 0 {
+		s += fmt.Sprintf(" (put and shared/non-shared sweeps: %s; warm-up %d)", wit, ww)
+	}
+	return s
 }
 
 // WriteText prints the study as OSU-style tables (every line that is not
@@ -125,8 +132,65 @@ func (r *Results) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	if len(r.PutCurves) > 0 {
+		hdr("")
+		hdr("[GEMINI-HOTI] Figure 8: FMA put bandwidth vs message size, %d nodes (node 0's PEs put to node 1's), window %d, relaxed ordering", putNodes, c.PutWindow)
+		var cols []string
+		for _, cv := range r.PutCurves {
+			cols = append(cols, ppnName(cv.PPN)+" (MB/s)")
+		}
+		head("# Size", cols)
+		for i, s := range c.PutSizes {
+			row(s, column(r.PutCurves, i))
+		}
+	}
+	for _, size := range c.OneSidedSizes {
+		curves := r.oneSidedOf(size)
+		if len(curves) == 0 {
+			continue
+		}
+		hdr("")
+		hdr("[ORDERING] Figure 9: %v bandwidth vs PEs per node, %s (%d B), %d nodes, relaxed ordering, automatic mechanism; local buffers in the segment (shared) or not (non-shared)",
+			c.Op, bytesText(float64(size)), size, c.Nodes)
+		var cols []string
+		for _, cv := range curves {
+			cols = append(cols, oneSidedName(cv))
+		}
+		head("# PEs/node", cols)
+		for i, p := range c.OneSidedPPNs {
+			row(p, column(curves, i))
+		}
+	}
 	r.writeSummary(b, Summarize(r), hdr, head, row)
 	return b.Flush()
+}
+
+// ppnName is a put curve's column name.
+func ppnName(ppn int) string {
+	if ppn == 1 {
+		return "1 PE/node"
+	}
+	return strconv.Itoa(ppn) + " PEs/node"
+}
+
+// oneSidedName is a shared vs non-shared curve's column name.
+func oneSidedName(cv Curve) string {
+	what := "shared"
+	if cv.Unregistered {
+		what = "non-shared"
+	}
+	return fmt.Sprintf("%s W%d", what, cv.Window)
+}
+
+// oneSidedOf are the shared vs non-shared sweep's curves of size.
+func (r *Results) oneSidedOf(size int) []Curve {
+	var out []Curve
+	for _, cv := range r.OneSidedCurves {
+		if cv.Size == size {
+			out = append(out, cv)
+		}
+	}
+	return out
 }
 
 // curvesOf are the curves of ordering o (and, for the concurrency sweep,
@@ -197,6 +261,39 @@ func (r *Results) writeSummary(b *bufio.Writer, s Summary, hdr func(string, ...a
 			hdr("  %-8s %s", x.Ordering.String()+":", x.Text())
 		}
 	}
+	if sat := s.Saturation; sat != nil {
+		hdr("FMA put saturation (Figure 8): smallest size reaching %.0f%% of the peak, the best over every PEs per node (%s, %s at %d PEs per node); interpolated geometrically:",
+			100*SaturationLevel, bwText(sat.Peak), bytesText(float64(sat.PeakSize)), sat.PeakPPN)
+		var parts []string
+		for i, p := range sat.PPN {
+			v := "never"
+			if len(r.Config.PutSizes) > 0 {
+				v += " up to " + bytesText(float64(slices.Max(r.Config.PutSizes)))
+			}
+			if !math.IsInf(sat.Size[i], 0) && !math.IsNaN(sat.Size[i]) {
+				v = bytesText(sat.Size[i])
+			}
+			parts = append(parts, fmt.Sprintf("%s %s", ppnName(p), v))
+		}
+		verdict := "falls strictly with more PEs per node"
+		if n := sat.Violations(); n > 0 {
+			verdict = fmt.Sprintf("does not fall strictly with more PEs per node (%d of %d steps)", n, len(sat.PPN)-1)
+		}
+		hdr("  %s; %s", strings.Join(parts, ", "), verdict)
+	}
+	if len(s.NonShared) > 0 {
+		hdr("Non-shared slowdown (Figure 9), worst over PEs per node, in %% of the shared bandwidth:")
+		for _, sd := range s.NonShared {
+			pct, ppn := sd.Worst()
+			hdr("  %-7s W%d: %.1f%% at %d PEs per node", bytesText(float64(sd.Size)), sd.Window, pct, ppn)
+		}
+	}
+	if len(s.FewCores) > 0 {
+		hdr("Shared bandwidth at %d PEs per node over the best over PEs per node (Figure 9):", FewCoresPPN)
+		for _, f := range s.FewCores {
+			hdr("  %-7s W%d: %.3f (%s; best %s at %d PEs per node)", bytesText(float64(f.Size)), f.Window, f.Ratio(), bwText(f.At), bwText(f.Best), f.BestPPN)
+		}
+	}
 }
 
 // Text describes the lead changes in prose.
@@ -216,24 +313,43 @@ func (x Crossover) Text() string {
 	return strings.Join(parts, "; ")
 }
 
+// sweeps are the results' sweeps by name: "size", "ppn", "put" and
+// "onesided".
+func (r *Results) sweeps() []sweep {
+	return []sweep{{"size", r.SizeCurves}, {"ppn", r.PPNCurves}, {"put", r.PutCurves}, {"onesided", r.OneSidedCurves}}
+}
+
+type sweep struct {
+	name   string
+	curves []Curve
+}
+
+// sweepGeometry is the op, nodes and pairs of a point of sweep name.
+func (r *Results) sweepGeometry(name string, ppn int) (op string, nodes, pairs int) {
+	if name == "put" {
+		return bench.Put.String(), putNodes, ppn
+	}
+	return r.Config.Op.String(), r.Config.Nodes, r.pairs(ppn)
+}
+
 // WriteCSV prints every point as CSV, one header row then one row per
-// point of each sweep: figure ("size" or "ppn"), ordering, mechanism, op,
-// nodes, ppn, pairs, size_bytes, bandwidth_mbps, rate_per_s, iterations,
-// warmup.
+// point of each sweep: figure ("size", "ppn", "put" or "onesided"),
+// ordering, mechanism, op, nodes, ppn, pairs, size_bytes, bandwidth_mbps,
+// rate_per_s, iterations, warmup, window, unregistered.
 func (r *Results) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"figure", "ordering", "mechanism", "op", "nodes", "ppn", "pairs", "size_bytes", "bandwidth_mbps", "rate_per_s", "iterations", "warmup"}); err != nil {
+	if err := cw.Write([]string{"figure", "ordering", "mechanism", "op", "nodes", "ppn", "pairs", "size_bytes", "bandwidth_mbps", "rate_per_s", "iterations", "warmup",
+		"window", "unregistered"}); err != nil {
 		return err
 	}
-	for _, sweep := range []struct {
-		name   string
-		curves []Curve
-	}{{"size", r.SizeCurves}, {"ppn", r.PPNCurves}} {
-		for _, c := range sweep.curves {
+	for _, sw := range r.sweeps() {
+		for _, c := range sw.curves {
 			for _, p := range c.Points {
-				err := cw.Write([]string{sweep.name, p.Ordering.String(), p.Mechanism.String(), r.Config.Op.String(),
-					strconv.Itoa(r.Config.Nodes), strconv.Itoa(p.PPN), strconv.Itoa(r.pairs(p.PPN)), strconv.Itoa(p.Size),
-					ftoa(p.Bandwidth), ftoa(p.Rate), strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup)})
+				op, nodes, pairs := r.sweepGeometry(sw.name, p.PPN)
+				err := cw.Write([]string{sw.name, p.Ordering.String(), p.Mechanism.String(), op,
+					strconv.Itoa(nodes), strconv.Itoa(p.PPN), strconv.Itoa(pairs), strconv.Itoa(p.Size),
+					ftoa(p.Bandwidth), ftoa(p.Rate), strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup),
+					strconv.Itoa(max(p.Window, 1)), strconv.FormatBool(p.Unregistered)})
 				if err != nil {
 					return err
 				}
@@ -256,11 +372,13 @@ func ftoa(v float64) string {
 //
 //	BenchmarkOrderingStudy/size/ordering=strict/mech=fma/ppn=24/size=4096 1 <ns/op> ns/op <MB/s> MB/s
 //	BenchmarkOrderingStudy/ppn/ordering=strict/mech=bte/size=65536/ppn=4 1 ...
+//	BenchmarkOrderingStudy/put/mech=fma/ppn=2/window=16/size=4096 1 ...
+//	BenchmarkOrderingStudy/onesided/unregistered=true/size=8192/window=4/ppn=8 1 ...
 //
 // where ns/op is the aggregate time per operation (1e9 over the rate).
 func (r *Results) WriteGoBench(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "pgasbench: %s\nconduit: %s\ntimebase: %s\nnodes: %d\nop: %v\nwindow: 1\n",
+	fmt.Fprintf(b, "pgasbench: %s\nconduit: %s\ntimebase: %s\nnodes: %d\nop: %v\n",
 		report.Version, r.Conduit, strings.Fields(r.timeBase())[0], r.Config.Nodes, r.Config.Op)
 	line := func(name string, p Point) {
 		ns := 0.0
@@ -277,6 +395,16 @@ func (r *Results) WriteGoBench(w io.Writer) error {
 	for _, c := range r.PPNCurves {
 		for _, p := range c.Points {
 			line(fmt.Sprintf("ppn/ordering=%v/mech=%v/size=%d/ppn=%d", p.Ordering, p.Mechanism, p.Size, p.PPN), p)
+		}
+	}
+	for _, c := range r.PutCurves {
+		for _, p := range c.Points {
+			line(fmt.Sprintf("put/mech=%v/ppn=%d/window=%d/size=%d", p.Mechanism, p.PPN, p.Window, p.Size), p)
+		}
+	}
+	for _, c := range r.OneSidedCurves {
+		for _, p := range c.Points {
+			line(fmt.Sprintf("onesided/unregistered=%v/size=%d/window=%d/ppn=%d", p.Unregistered, p.Size, p.Window, p.PPN), p)
 		}
 	}
 	return b.Flush()
@@ -296,7 +424,11 @@ type Record struct {
 	Setup     SetupRecord   `json:"setup"`
 	SizeSweep []CurveRecord `json:"size_sweep"`
 	PPNSweep  []CurveRecord `json:"ppn_sweep"`
-	Summary   SummaryRecord `json:"summary"`
+	// PutSweep ([GEMINI-HOTI] Figure 8) runs puts on 2 nodes whatever Op
+	// and Nodes say.
+	PutSweep      []CurveRecord `json:"put_sweep"`
+	OneSidedSweep []CurveRecord `json:"onesided_sweep"`
+	Summary       SummaryRecord `json:"summary"`
 }
 
 // SetupRecord is the study's configuration in a Record.
@@ -308,6 +440,12 @@ type SetupRecord struct {
 	PPNs            []int             `json:"ppns"`
 	SweepSizes      []int             `json:"sweep_sizes"`
 	SweepMechanisms []string          `json:"sweep_mechanisms"`
+	PutPPNs         []int             `json:"put_ppns"`
+	PutSizes        []int             `json:"put_sizes"`
+	PutWindow       int               `json:"put_window"`
+	OneSidedPPNs    []int             `json:"onesided_ppns"`
+	OneSidedSizes   []int             `json:"onesided_sizes"`
+	OneSidedWindows []int             `json:"onesided_windows"`
 	Iterations      int               `json:"iterations"`
 	Warmup          int               `json:"warmup"`
 	Seed            uint64            `json:"seed"`
@@ -316,11 +454,14 @@ type SetupRecord struct {
 
 // CurveRecord is a Curve in a Record.
 type CurveRecord struct {
-	Ordering  string        `json:"ordering"`
-	Mechanism string        `json:"mechanism"`
-	PPN       int           `json:"ppn,omitempty"`
-	Size      int           `json:"size,omitempty"`
-	Points    []PointRecord `json:"points"`
+	Ordering  string `json:"ordering"`
+	Mechanism string `json:"mechanism"`
+	PPN       int    `json:"ppn,omitempty"`
+	Size      int    `json:"size,omitempty"`
+	Window    int    `json:"window"`
+	// Unregistered: local buffers outside the segment (non-shared).
+	Unregistered bool          `json:"unregistered"`
+	Points       []PointRecord `json:"points"`
 }
 
 // PointRecord is a Point in a Record.
@@ -340,6 +481,42 @@ type SummaryRecord struct {
 	Ratios     []RatioRecord     `json:"ratios"`
 	Peaks      []PeakRecord      `json:"peaks"`
 	Crossovers []CrossoverRecord `json:"crossovers"`
+	// Saturation is null without the put sweep.
+	Saturation *SaturationRecord `json:"saturation"`
+	NonShared  []SlowdownRecord  `json:"nonshared"`
+	FewCores   []FewCoresRecord  `json:"few_cores"`
+}
+
+// SaturationRecord is a Saturation in a Record; a size no measured size
+// reaches is null.
+type SaturationRecord struct {
+	Level      float64    `json:"level"`
+	PeakMBps   float64    `json:"peak_mbps"`
+	PeakPPN    int        `json:"peak_ppn"`
+	PeakSize   int        `json:"peak_size"`
+	PPN        []int      `json:"ppn"`
+	Size       []*float64 `json:"size"`
+	Violations int        `json:"violations"`
+}
+
+// SlowdownRecord is a Slowdown in a Record (percent; null where the
+// shared bandwidth is 0).
+type SlowdownRecord struct {
+	Size    int        `json:"size"`
+	Window  int        `json:"window"`
+	PPN     []int      `json:"ppn"`
+	Percent []*float64 `json:"percent"`
+}
+
+// FewCoresRecord is a FewCores in a Record.
+type FewCoresRecord struct {
+	Size     int     `json:"size"`
+	Window   int     `json:"window"`
+	PPN      int     `json:"ppn"`
+	AtMBps   float64 `json:"at_mbps"`
+	BestMBps float64 `json:"best_mbps"`
+	BestPPN  int     `json:"best_ppn"`
+	Ratio    float64 `json:"ratio"`
 }
 
 // RatioRecord is a Ratio in a Record; a ratio that cannot be computed (a
@@ -394,30 +571,37 @@ func (r *Results) NewRecord() *Record {
 	rec := &Record{Header: report.NewHeader(Schema), Conduit: r.Conduit, Simulated: r.Simulated,
 		TimeBase: r.timeBase(), Op: c.Op.String(), Nodes: c.Nodes,
 		Setup: SetupRecord{Orderings: []string{}, PPN: c.PPN, Sizes: orEmpty(c.Sizes), Mechanisms: names(c.Mechanisms), PPNs: orEmpty(c.PPNs),
-			SweepSizes: orEmpty(c.SweepSizes), SweepMechanisms: names(c.SweepMechanisms), Iterations: c.Iterations, Warmup: c.Warmup,
-			Seed: c.Base.Seed, Options: c.Base.Options},
-		SizeSweep: []CurveRecord{}, PPNSweep: []CurveRecord{},
-		Summary: SummaryRecord{Ratios: []RatioRecord{}, Peaks: []PeakRecord{}, Crossovers: []CrossoverRecord{}}}
+			SweepSizes: orEmpty(c.SweepSizes), SweepMechanisms: names(c.SweepMechanisms),
+			PutPPNs: orEmpty(c.PutPPNs), PutSizes: orEmpty(c.PutSizes), PutWindow: c.PutWindow,
+			OneSidedPPNs: orEmpty(c.OneSidedPPNs), OneSidedSizes: orEmpty(c.OneSidedSizes), OneSidedWindows: orEmpty(c.OneSidedWindows),
+			Iterations: c.Iterations, Warmup: c.Warmup, Seed: c.Base.Seed, Options: c.Base.Options},
+		SizeSweep: []CurveRecord{}, PPNSweep: []CurveRecord{}, PutSweep: []CurveRecord{}, OneSidedSweep: []CurveRecord{},
+		Summary: SummaryRecord{Ratios: []RatioRecord{}, Peaks: []PeakRecord{}, Crossovers: []CrossoverRecord{},
+			NonShared: []SlowdownRecord{}, FewCores: []FewCoresRecord{}}}
 	if rec.Setup.Options == nil {
 		rec.Setup.Options = map[string]string{}
 	}
 	for _, o := range c.Orderings {
 		rec.Setup.Orderings = append(rec.Setup.Orderings, o.String())
 	}
-	curve := func(cv Curve) CurveRecord {
-		cr := CurveRecord{Ordering: cv.Ordering.String(), Mechanism: cv.Mechanism.String(), PPN: cv.PPN, Size: cv.Size, Points: []PointRecord{}}
-		for _, p := range cv.Points {
-			cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: r.pairs(p.PPN), BandwidthMBps: finite(p.Bandwidth),
-				Rate: finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
+	curves := func(name string, cs []Curve) []CurveRecord {
+		out := []CurveRecord{}
+		for _, cv := range cs {
+			cr := CurveRecord{Ordering: cv.Ordering.String(), Mechanism: cv.Mechanism.String(), PPN: cv.PPN, Size: cv.Size,
+				Window: max(cv.Window, 1), Unregistered: cv.Unregistered, Points: []PointRecord{}}
+			for _, p := range cv.Points {
+				_, _, pairs := r.sweepGeometry(name, p.PPN)
+				cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: pairs, BandwidthMBps: finite(p.Bandwidth),
+					Rate: finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
+			}
+			out = append(out, cr)
 		}
-		return cr
+		return out
 	}
-	for _, cv := range r.SizeCurves {
-		rec.SizeSweep = append(rec.SizeSweep, curve(cv))
-	}
-	for _, cv := range r.PPNCurves {
-		rec.PPNSweep = append(rec.PPNSweep, curve(cv))
-	}
+	rec.SizeSweep = curves("size", r.SizeCurves)
+	rec.PPNSweep = curves("ppn", r.PPNCurves)
+	rec.PutSweep = curves("put", r.PutCurves)
+	rec.OneSidedSweep = curves("onesided", r.OneSidedCurves)
 	s := Summarize(r)
 	sr := &rec.Summary
 	for _, ra := range s.Ratios {
@@ -441,7 +625,31 @@ func (r *Results) NewRecord() *Record {
 		}
 		sr.Crossovers = append(sr.Crossovers, xr)
 	}
+	if sat := s.Saturation; sat != nil {
+		sr.Saturation = &SaturationRecord{Level: SaturationLevel, PeakMBps: finite(sat.Peak), PeakPPN: sat.PeakPPN, PeakSize: sat.PeakSize,
+			PPN: orEmpty(sat.PPN), Size: nullable(sat.Size), Violations: sat.Violations()}
+	}
+	for _, sd := range s.NonShared {
+		sr.NonShared = append(sr.NonShared, SlowdownRecord{Size: sd.Size, Window: sd.Window, PPN: orEmpty(sd.PPN), Percent: nullable(sd.Percent)})
+	}
+	for _, f := range s.FewCores {
+		sr.FewCores = append(sr.FewCores, FewCoresRecord{Size: f.Size, Window: f.Window, PPN: FewCoresPPN, AtMBps: finite(f.At),
+			BestMBps: finite(f.Best), BestPPN: f.BestPPN, Ratio: finite(f.Ratio())})
+	}
 	return rec
+}
+
+// nullable is vs with NaN and infinities as nil.
+func nullable(vs []float64) []*float64 {
+	out := []*float64{}
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			out = append(out, nil)
+		} else {
+			out = append(out, &v)
+		}
+	}
+	return out
 }
 
 func orEmpty(s []int) []int {
@@ -488,8 +696,10 @@ type NamedFigure struct {
 
 // Figures are the study's plots: per ordering, bandwidth vs size
 // ("size-strict") and vs PEs per node ("ppn-strict"); per sweep
-// mechanism and size, the orderings compared ("orderings-bte-64K"); and
-// the relaxed/strict ratio vs PEs per node ("ratio").
+// mechanism and size, the orderings compared ("orderings-bte-64K"); the
+// FMA put sweep ("fma-put"); per size of the shared vs non-shared sweep,
+// its curves ("onesided-8K"); and the relaxed/strict ratio vs PEs per
+// node ("ratio").
 func (r *Results) Figures() []NamedFigure {
 	c := &r.Config
 	var out []NamedFigure
@@ -527,6 +737,26 @@ func (r *Results) Figures() []NamedFigure {
 				out = append(out, NamedFigure{fmt.Sprintf("orderings-%v-%s", m, report.SizeLabel(int64(size))), f})
 			}
 		}
+	}
+	if len(r.PutCurves) > 0 {
+		f := &report.Figure{Title: fmt.Sprintf("FMA put bandwidth vs size, window %d, relaxed ordering (%s, %d nodes)", c.PutWindow, r.Conduit, putNodes),
+			XLabel: report.SizeAxis, YLabel: "Aggregate bandwidth (MB/s)", XLog2: true, YLog: true}
+		for _, cv := range r.PutCurves {
+			f.Series = append(f.Series, bySize(ppnName(cv.PPN), cv))
+		}
+		out = append(out, NamedFigure{"fma-put", f})
+	}
+	for _, size := range c.OneSidedSizes {
+		curves := r.oneSidedOf(size)
+		if len(curves) == 0 {
+			continue
+		}
+		f := &report.Figure{Title: fmt.Sprintf("%v %s bandwidth vs PEs per node, shared vs non-shared, relaxed (%s)", c.Op, bytesText(float64(size)), where),
+			XLabel: "PEs per node", YLabel: "Aggregate bandwidth (MB/s)", XTicks: ppnTicks(c.OneSidedPPNs)}
+		for _, cv := range curves {
+			f.Series = append(f.Series, byPPN(oneSidedName(cv), cv))
+		}
+		out = append(out, NamedFigure{"onesided-" + report.SizeLabel(int64(size)), f})
 	}
 	if s := Summarize(r); len(s.Ratios) > 0 {
 		f := &report.Figure{Title: fmt.Sprintf("Relaxed / strict %v bandwidth vs PEs per node (%s)", c.Op, where),

@@ -288,3 +288,230 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("JSON ratios %v", rr)
 	}
 }
+
+// A tiny study of the put and shared vs non-shared sweeps alone runs,
+// fills their points with the right settings and prints them.
+func TestTinyAddedSweeps(t *testing.T) {
+	cfg := Config{Base: pgas.Config{Conduit: "gemini", Seed: 3}, Op: bench.Get, Nodes: 2,
+		PutPPNs: []int{1, 2}, PutSizes: []int{64, 4096}, PutWindow: 4,
+		OneSidedPPNs: []int{1, 2}, OneSidedSizes: []int{8 << 10}, OneSidedWindows: []int{1, 2},
+		Iterations: 2, Warmup: 1, Parallel: 2}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.SizeCurves)+len(res.PPNCurves) != 0 || len(res.PutCurves) != 2 || len(res.OneSidedCurves) != 4 {
+		t.Fatalf("%d put curves, %d shared/non-shared curves; want 2 and 4", len(res.PutCurves), len(res.OneSidedCurves))
+	}
+	for i, c := range res.PutCurves {
+		for j, p := range c.Points {
+			if p.PPN != cfg.PutPPNs[i] || p.Size != cfg.PutSizes[j] || p.Window != 4 || p.Mechanism != bench.FMA || p.Ordering != pgas.OrderRelaxed || !(p.Bandwidth > 0) {
+				t.Errorf("put point %+v", p)
+			}
+		}
+	}
+	for i, c := range res.OneSidedCurves {
+		if c.Unregistered != (i%2 == 1) || c.Window != cfg.OneSidedWindows[i/2] {
+			t.Errorf("curve %d: window %d, unregistered %v", i, c.Window, c.Unregistered)
+		}
+		for j, p := range c.Points {
+			if p.PPN != cfg.OneSidedPPNs[j] || p.Window != c.Window || p.Unregistered != c.Unregistered || p.Mechanism != bench.Auto || !(p.Bandwidth > 0) {
+				t.Errorf("shared/non-shared point %+v", p)
+			}
+		}
+	}
+	s := Summarize(res)
+	if s.Saturation == nil || len(s.Saturation.Size) != 2 || len(s.NonShared) != 2 || len(s.FewCores) != 0 {
+		t.Errorf("summary %+v", s)
+	}
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# [GEMINI-HOTI] Figure 8: FMA put bandwidth vs message size, 2 nodes (node 0's PEs put to node 1's), window 4",
+		"# Size      1 PE/node (MB/s) 2 PEs/node (MB/s)\n64 ",
+		"# [ORDERING] Figure 9: get bandwidth vs PEs per node, 8.0 KiB (8192 B)",
+		"# PEs/node         shared W1     non-shared W1         shared W2     non-shared W2\n1 ",
+		"# FMA put saturation (Figure 8)", "# Non-shared slowdown (Figure 9)"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, text.String())
+		}
+	}
+	var cs bytes.Buffer
+	if err := res.WriteCSV(&cs); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&cs).ReadAll()
+	if err != nil || len(recs) != 1+4+8 || recs[1][0] != "put" || recs[1][3] != "put" || recs[1][12] != "4" || recs[5][0] != "onesided" || recs[len(recs)-1][13] != "true" {
+		t.Errorf("CSV: %v, %v", recs, err)
+	}
+	var js bytes.Buffer
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if err := json.Unmarshal(js.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.PutSweep) != 2 || len(rec.OneSidedSweep) != 4 || rec.Summary.Saturation == nil || len(rec.Summary.NonShared) != 2 || !rec.OneSidedSweep[1].Unregistered {
+		t.Errorf("JSON record %+v", rec)
+	}
+	var gb bytes.Buffer
+	if err := res.WriteGoBench(&gb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nBenchmarkOrderingStudy/put/mech=fma/ppn=2/window=4/size=4096 1 ", "\nBenchmarkOrderingStudy/onesided/unregistered=true/size=8192/window=2/ppn=1 1 "} {
+		if !strings.Contains(gb.String(), want) {
+			t.Errorf("gobench lacks %q:\n%s", want, gb.String())
+		}
+	}
+	paths, err := res.SavePlots(t.TempDir(), "svg")
+	if err != nil || len(paths) != 2 {
+		t.Errorf("plots %v, %v", paths, err)
+	}
+}
+
+func TestWindowIterations(t *testing.T) {
+	for _, c := range []struct{ size, window, ppn, want int }{
+		{8, 1, 24, 100}, {8 << 10, 1, 1, 100}, {8 << 10, 1, 24, 22}, {8 << 10, 4, 8, 16}, {64 << 10, 16, 1, 4}, {256 << 10, 1, 4, 4},
+		{2 << 20, 4, 1, 2}, {1, 0, 0, 100}} {
+		if got := WindowIterations(c.size, c.window, c.ppn); got != c.want {
+			t.Errorf("WindowIterations(%d, %d, %d) = %d, want %d", c.size, c.window, c.ppn, got, c.want)
+		}
+	}
+	if PutIterations(1<<20, 16, 4) != PutMinIterations || PutIterations(8, 16, 1) != 100 {
+		t.Errorf("PutIterations: %d at 1 MiB, %d at 8 B", PutIterations(1<<20, 16, 4), PutIterations(8, 16, 1))
+	}
+}
+
+func TestSaturationSize(t *testing.T) {
+	sizes := []int{1024, 2048, 4096, 8192}
+	// 90 is reached a third of the way (in bandwidth) from 2 KiB to 4 KiB.
+	if got, want := SaturationSize(sizes, []float64{10, 60, 150, 200}, 90), 2048*math.Pow(2, 1.0/3); math.Abs(got-want) > 1e-9 {
+		t.Errorf("interpolated %v, want %v", got, want)
+	}
+	if got := SaturationSize(sizes, []float64{95, 60, 150, 200}, 90); got != 1024 {
+		t.Errorf("at the first size: %v", got)
+	}
+	if got := SaturationSize(sizes, []float64{10, 20, 30, 89}, 90); !math.IsInf(got, 1) {
+		t.Errorf("never reached: %v, want +Inf", got)
+	}
+	// A curve that dips and comes back: the first crossing counts.
+	if got := SaturationSize(sizes, []float64{10, 90, 50, 100}, 90); got != 2048 {
+		t.Errorf("first crossing %v, want 2048", got)
+	}
+	for _, c := range []struct {
+		xs   []float64
+		want int
+	}{{[]float64{8, 4, 2}, 0}, {[]float64{8, 8, 2}, 1}, {[]float64{2, 4, 8}, 2}, {[]float64{8, math.NaN(), 2}, 2}, {[]float64{math.Inf(1), 8, 2}, 0}, {[]float64{math.Inf(1), math.Inf(1), 2}, 1}, {nil, 0}} {
+		if got := StrictFallViolations(c.xs); got != c.want {
+			t.Errorf("StrictFallViolations(%v) = %d, want %d", c.xs, got, c.want)
+		}
+	}
+}
+
+// putAndOneSided builds results of the added sweeps from tables.
+func putAndOneSided() *Results {
+	sizes := []int{1024, 2048, 4096}
+	ppns := []int{1, 2, 4, 8}
+	put := func(ppn int, bw []float64) Curve {
+		c := Curve{Ordering: pgas.OrderRelaxed, Mechanism: bench.FMA, PPN: ppn, Window: 16}
+		for i, s := range sizes {
+			c.Points = append(c.Points, Point{Ordering: pgas.OrderRelaxed, Mechanism: bench.FMA, Size: s, PPN: ppn, Window: 16, Bandwidth: bw[i]})
+		}
+		return c
+	}
+	one := func(size, w int, unreg bool, bw []float64) Curve {
+		c := Curve{Ordering: pgas.OrderRelaxed, Mechanism: bench.Auto, Size: size, Window: w, Unregistered: unreg}
+		for i, p := range ppns {
+			c.Points = append(c.Points, Point{Ordering: pgas.OrderRelaxed, Mechanism: bench.Auto, Size: size, PPN: p, Window: w, Unregistered: unreg, Bandwidth: bw[i]})
+		}
+		return c
+	}
+	return &Results{
+		Config: Config{Nodes: 4, Op: bench.Get, PutPPNs: []int{1, 2, 4}, PutSizes: sizes, PutWindow: 16,
+			OneSidedPPNs: ppns, OneSidedSizes: []int{8192}, OneSidedWindows: []int{1, 4}},
+		Conduit: "gemini", Simulated: true,
+		PutCurves: []Curve{put(1, []float64{10, 50, 80}), put(2, []float64{20, 90, 100}), put(4, []float64{90, 95, 100})},
+		OneSidedCurves: []Curve{
+			one(8192, 1, false, []float64{100, 200, 380, 400}), one(8192, 1, true, []float64{100, 190, 380, 360}),
+			one(8192, 4, false, []float64{300, 400, 300, 200}), one(8192, 4, true, []float64{330, 400, 300, 200}),
+		},
+	}
+}
+
+func TestSummarizeAddedSweeps(t *testing.T) {
+	s := Summarize(putAndOneSided())
+	sat := s.Saturation
+	if sat == nil || sat.Peak != 100 || sat.PeakPPN != 2 || sat.PeakSize != 4096 || !reflect.DeepEqual(sat.PPN, []int{1, 2, 4}) {
+		t.Fatalf("saturation %+v", sat)
+	}
+	// Level 90: never at 1 PE per node, 2 KiB at 2, 1 KiB at 4: falls.
+	if !math.IsInf(sat.Size[0], 1) || sat.Size[1] != 2048 || sat.Size[2] != 1024 || sat.Violations() != 0 {
+		t.Errorf("saturation sizes %v, %d violations", sat.Size, sat.Violations())
+	}
+	if len(s.NonShared) != 2 || len(s.FewCores) != 2 {
+		t.Fatalf("non-shared %+v, few cores %+v", s.NonShared, s.FewCores)
+	}
+	if sd := s.NonShared[0]; sd.Size != 8192 || sd.Window != 1 || !reflect.DeepEqual(sd.Percent, []float64{0, 5, 0, 10}) {
+		t.Errorf("slowdown %+v", sd)
+	}
+	if pct, ppn := s.NonShared[0].Worst(); pct != 10 || ppn != 8 {
+		t.Errorf("worst %v at %d", pct, ppn)
+	}
+	if pct, ppn := s.NonShared[1].Worst(); pct != 0 || ppn != 2 {
+		t.Errorf("worst of a curve the non-shared beats at 1 PE per node: %v at %d", pct, ppn)
+	}
+	if f := s.FewCores[0]; f.At != 380 || f.Best != 400 || f.BestPPN != 8 || f.Ratio() != 0.95 {
+		t.Errorf("few cores %+v", f)
+	}
+	if f := s.FewCores[1]; f.At != 300 || f.Best != 400 || f.BestPPN != 2 || f.Ratio() != 0.75 {
+		t.Errorf("few cores %+v", f)
+	}
+	if _, ok := FewCoresOf([]int{1, 2}, []float64{1, 2}, 4); ok {
+		t.Error("FewCoresOf found 4 PEs per node among 1 and 2")
+	}
+	if v := SlowdownPercent(0, 5); !math.IsNaN(v) {
+		t.Errorf("slowdown over 0 = %v", v)
+	}
+	var b bytes.Buffer
+	if err := putAndOneSided().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"#   1 PE/node never up to 4.0 KiB, 2 PEs/node 2.0 KiB, 4 PEs/node 1.0 KiB; falls strictly with more PEs per node",
+		"#   8.0 KiB W1: 10.0% at 8 PEs per node",
+		"#   8.0 KiB W4: 0.750 (300 MB/s; best 400 MB/s at 2 PEs per node)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	rec := putAndOneSided().NewRecord()
+	if rs := rec.Summary.Saturation; rs == nil || rs.Size[0] != nil || *rs.Size[1] != 2048 || rs.Violations != 0 || rs.Level != SaturationLevel {
+		t.Errorf("JSON saturation %+v", rs)
+	}
+	if fc := rec.Summary.FewCores; len(fc) != 2 || fc[1].Ratio != 0.75 || fc[1].PPN != FewCoresPPN {
+		t.Errorf("JSON few cores %+v", fc)
+	}
+}
+
+// Points with large buffers run apart: spreadBig puts one that is not
+// between two that are, while there are, and keeps the order otherwise.
+func TestSpreadBig(t *testing.T) {
+	cfg := Default()
+	if !cfg.big(key{kind: figOneSided, size: 2 << 20, ppn: 24, window: 2}) || cfg.big(key{kind: figOneSided, size: 2 << 20, ppn: 8, window: 2}) ||
+		cfg.big(key{kind: figPut, size: 1 << 20, ppn: 4, window: 16}) {
+		t.Error("big points misjudged")
+	}
+	k := func(n int) key { return key{size: n} }
+	isBig := func(k key) bool { return k.size >= 100 }
+	got := spreadBig([]key{k(300), k(200), k(100), k(5), k(4)}, isBig)
+	if want := []key{k(300), k(5), k(200), k(4), k(100)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("spreadBig = %v, want %v", got, want)
+	}
+	got = spreadBig([]key{k(7), k(300), k(5), k(4)}, isBig)
+	if want := []key{k(300), k(7), k(5), k(4)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("spreadBig = %v, want %v", got, want)
+	}
+}

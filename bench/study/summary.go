@@ -17,6 +17,143 @@ type Summary struct {
 	// Crossovers are where FMA and BTE trade the lead along each
 	// ordering's size curve (both mechanisms measured).
 	Crossovers []Crossover
+	// Saturation is where each PEs per node of the put sweep reaches 90%
+	// of the sweep's peak ([GEMINI-HOTI] Figure 8); nil without the
+	// sweep.
+	Saturation *Saturation
+	// NonShared are the non-shared slowdowns of the shared vs non-shared
+	// sweep ([ORDERING] Figure 9), one per size and window.
+	NonShared []Slowdown
+	// FewCores are how close FewCoresPPN PEs per node come to the best of
+	// each shared curve of that sweep.
+	FewCores []FewCores
+}
+
+// SaturationLevel is the fraction of the peak that Saturation looks for.
+const SaturationLevel = 0.9
+
+// Saturation is where the put sweep's curves reach SaturationLevel of
+// their common peak.
+type Saturation struct {
+	// Peak is the best bandwidth over every curve (MB/s), at PeakPPN and
+	// PeakSize.
+	Peak              float64
+	PeakPPN, PeakSize int
+	// PPN are the curves' PEs per node, in the Config's order
+	// (increasing by default); Size the size (bytes, interpolated) where
+	// each first reaches the level, +Inf if no measured size does (its
+	// size is beyond the sweep: larger than any that does).
+	PPN  []int
+	Size []float64
+}
+
+// Violations counts the steps to more PEs per node where the saturating
+// size does not fall strictly: two curves that never reach the level count
+// as a violation (their sizes cannot be compared).
+func (s Saturation) Violations() int { return StrictFallViolations(s.Size) }
+
+// SaturationSize is the smallest size at which bw (measured at sizes,
+// increasing) reaches level: interpolated geometrically between the last
+// size below it and the first at or above it; the first size if it is
+// already there; +Inf if no size reaches it (the curve saturates, if
+// ever, beyond the largest size).
+func SaturationSize(sizes []int, bw []float64, level float64) float64 {
+	for i := range min(len(sizes), len(bw)) {
+		if bw[i] < level {
+			continue
+		}
+		if i == 0 {
+			return float64(sizes[0])
+		}
+		lo, hi := float64(sizes[i-1]), float64(sizes[i])
+		b0, b1 := bw[i-1], bw[i]
+		frac := 1.0
+		if b1 > b0 {
+			frac = (level - b0) / (b1 - b0)
+		}
+		return lo * math.Pow(hi/lo, math.Max(0, math.Min(1, frac)))
+	}
+	return math.Inf(1)
+}
+
+// StrictFallViolations counts the i where xs[i] is not strictly below
+// xs[i-1] (NaN, or +Inf after +Inf, counts as a violation).
+func StrictFallViolations(xs []float64) int {
+	n := 0
+	for i := 1; i < len(xs); i++ {
+		if !(xs[i] < xs[i-1]) {
+			n++
+		}
+	}
+	return n
+}
+
+// Slowdown is the non-shared slowdown along PEs per node at one size and
+// window, in percent of the shared bandwidth.
+type Slowdown struct {
+	Size, Window int
+	PPN          []int
+	Percent      []float64
+}
+
+// Worst is the largest slowdown and its PEs per node.
+func (s Slowdown) Worst() (pct float64, ppn int) {
+	pct = math.Inf(-1)
+	for i, v := range s.Percent {
+		if v > pct {
+			pct, ppn = v, s.PPN[i]
+		}
+	}
+	return pct, ppn
+}
+
+// SlowdownPercent is how much slower nonShared is than shared, in percent
+// of shared (negative when faster; NaN when shared is not positive).
+func SlowdownPercent(shared, nonShared float64) float64 {
+	if !(shared > 0) {
+		return math.NaN()
+	}
+	return 100 * (shared - nonShared) / shared
+}
+
+// FewCoresPPN is the PEs per node that [ORDERING] V finds enough for
+// one-sided communication to saturate the network.
+const FewCoresPPN = 4
+
+// FewCores compares a shared curve's bandwidth at FewCoresPPN PEs per
+// node with its best.
+type FewCores struct {
+	Size, Window int
+	// Best and BestPPN are the curve's best bandwidth and where; At the
+	// bandwidth at FewCoresPPN.
+	Best    float64
+	BestPPN int
+	At      float64
+}
+
+// Ratio is At over Best.
+func (f FewCores) Ratio() float64 {
+	if !(f.Best > 0) {
+		return math.NaN()
+	}
+	return f.At / f.Best
+}
+
+// FewCoresOf reads FewCores off bandwidths bw measured at ppns; ok is
+// false when few is not among them.
+func FewCoresOf(ppns []int, bw []float64, few int) (f FewCores, ok bool) {
+	for i, p := range ppns {
+		if i >= len(bw) {
+			break
+		}
+		if bw[i] > f.Best {
+			f.Best, f.BestPPN = bw[i], p
+		}
+		if p == few {
+			f.At, ok = bw[i], true
+		}
+	}
+	return f, ok
 }
 
 // Ratio is relaxed/strict bandwidth along PEs per node.
@@ -136,7 +273,55 @@ func Summarize(r *Results) Summary {
 		}
 		s.Crossovers = append(s.Crossovers, crossover(o, f, b))
 	}
+	s.Saturation = saturation(r.PutCurves)
+	// The shared vs non-shared sweep: curves come in pairs, shared first.
+	for i := 0; i+1 < len(r.OneSidedCurves); i += 2 {
+		sh, ns := r.OneSidedCurves[i], r.OneSidedCurves[i+1]
+		if sh.Unregistered || !ns.Unregistered || sh.Size != ns.Size || sh.Window != ns.Window {
+			continue
+		}
+		sd := Slowdown{Size: sh.Size, Window: sh.Window}
+		var ppns []int
+		var bws []float64
+		for j, p := range sh.Points {
+			ppns, bws = append(ppns, p.PPN), append(bws, p.Bandwidth)
+			if j < len(ns.Points) && ns.Points[j].PPN == p.PPN {
+				sd.PPN = append(sd.PPN, p.PPN)
+				sd.Percent = append(sd.Percent, SlowdownPercent(p.Bandwidth, ns.Points[j].Bandwidth))
+			}
+		}
+		s.NonShared = append(s.NonShared, sd)
+		if f, ok := FewCoresOf(ppns, bws, FewCoresPPN); ok {
+			f.Size, f.Window = sh.Size, sh.Window
+			s.FewCores = append(s.FewCores, f)
+		}
+	}
 	return s
+}
+
+// saturation reads the Saturation off the put sweep's curves.
+func saturation(cs []Curve) *Saturation {
+	if len(cs) == 0 {
+		return nil
+	}
+	sat := &Saturation{}
+	for _, c := range cs {
+		for _, p := range c.Points {
+			if p.Bandwidth > sat.Peak {
+				sat.Peak, sat.PeakPPN, sat.PeakSize = p.Bandwidth, p.PPN, p.Size
+			}
+		}
+	}
+	for _, c := range cs {
+		sizes := make([]int, len(c.Points))
+		bw := make([]float64, len(c.Points))
+		for i, p := range c.Points {
+			sizes[i], bw[i] = p.Size, p.Bandwidth
+		}
+		sat.PPN = append(sat.PPN, c.PPN)
+		sat.Size = append(sat.Size, SaturationSize(sizes, bw, SaturationLevel*sat.Peak))
+	}
+	return sat
 }
 
 // crossover finds the lead changes between FMA curve f and BTE curve b,

@@ -132,7 +132,7 @@ func TestUsageErrors(t *testing.T) {
 		{"ordering", "--ppn-list", "1,x"},
 		{"ordering", "--sweep-sizes", "0"},
 		{"ordering", "--plot-format", "gif"},
-		{"ordering", "--size-sweep=false", "--ppn-sweep=false"},
+		{"ordering", "--size-sweep=false", "--ppn-sweep=false", "--put-sweep=false", "--onesided-sweep=false"},
 		{"calibrate", "--conduit", "smp"},
 		{"calibrate", "--rows", "G-NOPE"},
 		{"calibrate", "--parallel", "-2"},
@@ -395,7 +395,7 @@ func TestProgress(t *testing.T) {
 func TestOrderingStudy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
 	args := []string{"ordering", "--nodes", "2", "--ppn", "2", "-m", "8:16", "--ppn-list", "1,2", "--sweep-sizes", "1K",
-		"--orderings", "strict,relaxed", "--mechanisms", "fma,bte", "-i", "1", "-x", "1"}
+		"--orderings", "strict,relaxed", "--mechanisms", "fma,bte", "-i", "1", "-x", "1", "--put-sweep=false", "--onesided-sweep=false"}
 	r := pgasbench(t, nil, false, append(args, "--plot-dir", dir, "--plot-format", "png")...)
 	if r.code != 0 {
 		t.Fatalf("status %d, stderr %q", r.code, r.stderr)

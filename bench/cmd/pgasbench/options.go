@@ -43,6 +43,7 @@ type options struct {
 	sweepSizes, plotDir    string
 	plotFormat             string
 	sizeSweep, ppnSweep    bool
+	putSweep, oneSided     bool
 	rows                   string
 	jsonOut, check, timing bool
 }

@@ -21,9 +21,12 @@ func studyCommand() *command {
 		about: "For each ordering mode (strict, default, relaxed), measures the paper's Figure 2 benchmark (gets, one outstanding per PE): " +
 			"bandwidth vs message size for FMA, block transfer (BTE) and automatic choice at 4 nodes x 24 PEs per node = 48 pairs (Figure 3), " +
 			"and bandwidth vs PEs per node (1..24) for 16 KiB and 64 KiB with FMA and BTE (Figures 4 and 5). " +
-			"Prints the tables and a summary (relaxed/strict ratio at each PEs per node, where each curve peaks, the FMA/BTE crossover per ordering) " +
-			"and, with --plot-dir, writes the plots. Points run in parallel (--parallel); iterations default to 10 up to 16 KiB, 5 up to 256 KiB, 3 above, " +
-			"with one warm-up (the simulation is deterministic). The default study simulates sizes of 8 B..128 KiB on gemini (-m 8:1M extends Figure 3 at several times the cost).",
+			"Prints the tables and a summary (relaxed/strict ratio at each PEs per node, where each curve peaks, the FMA/BTE crossover per ordering). " +
+			"Two more sweeps: FMA put bandwidth vs size (8 B..256 KiB) at 1, 2 and 4 PEs per node on 2 nodes, window 16, relaxed ([GEMINI-HOTI] Figure 8), " +
+			"and gets at 8 B, 8 KiB, 256 KiB and 2 MiB vs PEs per node (1..24) and window (1, 2), relaxed, automatic mechanism, local buffers in the segment or not ([ORDERING] Figure 9); " +
+			"their summary gives the smallest size reaching 90% of the put peak per PEs per node, the worst non-shared slowdown, and the shared bandwidth at 4 PEs per node over the best. " +
+			"With --plot-dir, writes the plots. Points run in parallel (--parallel); iterations default to 10 up to 16 KiB, 5 up to 256 KiB, 3 above, " +
+			"with one warm-up (the simulation is deterministic). The default study simulates sizes of 8 B..128 KiB on gemini (-m 8:1M extends Figure 3 at several times the cost); the put and shared vs non-shared sweeps iterate until each node moves about 4 MiB (2 to 100 iterations, at least 10 for puts, after 1 warm-up).",
 		flags: func(o *options, fs *flag.FlagSet) {
 			d := study.Default()
 			conduitFlag(o, fs, "gemini")
@@ -39,6 +42,8 @@ func studyCommand() *command {
 			fs.StringVar(&o.op, "op", "get", "operation: get or put")
 			fs.BoolVar(&o.sizeSweep, "size-sweep", true, "run the size sweep (Figure 3); --size-sweep=false skips it")
 			fs.BoolVar(&o.ppnSweep, "ppn-sweep", true, "run the PEs-per-node sweep (Figures 4, 5); --ppn-sweep=false skips it")
+			fs.BoolVar(&o.putSweep, "put-sweep", true, "run the FMA put sweep ([GEMINI-HOTI] Figure 8); --put-sweep=false skips it")
+			fs.BoolVar(&o.oneSided, "onesided-sweep", true, "run the shared vs non-shared sweep ([ORDERING] Figure 9); --onesided-sweep=false skips it")
 			fs.IntVar(&o.parallel, "parallel", 0, "points run at once (0: GOMAXPROCS)")
 			memoryFlag(o, fs, "points")
 			fs.StringVar(&o.plotDir, "plot-dir", "", "write the plots to this `DIR` (created if missing)")
@@ -144,13 +149,19 @@ func (a *app) studyConfig(o *options) (study.Config, error) {
 	if !o.ppnSweep {
 		c.PPNs = nil
 	}
+	if !o.putSweep {
+		c.PutPPNs = nil
+	}
+	if !o.oneSided {
+		c.OneSidedPPNs = nil
+	}
 	switch {
 	case len(c.Sizes) > 0 && len(c.Mechanisms) == 0:
 		return c, usagef("--mechanisms: none for the size sweep")
 	case len(c.PPNs) > 0 && (len(c.SweepMechanisms) == 0 || len(c.SweepSizes) == 0):
 		return c, usagef("--sweep-mechanisms and --sweep-sizes: the PEs-per-node sweep needs both")
-	case len(c.Sizes) == 0 && len(c.PPNs) == 0:
-		return c, usagef("nothing to measure: both sweeps are off or empty")
+	case len(c.Sizes) == 0 && len(c.PPNs) == 0 && len(c.PutPPNs) == 0 && len(c.OneSidedPPNs) == 0:
+		return c, usagef("nothing to measure: every sweep is off or empty")
 	}
 	// The job configuration: the ordering is the study's, per point.
 	o.nodes, o.ppn = c.Nodes, 1
