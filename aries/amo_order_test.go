@@ -7,45 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/aries"
+	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// oneWordAMORate is the rate, in millions per second, of rounds windows
-// of window non-blocking 8-byte atomic adds from rank 0 to one word of
-// rank 1 on another node (the first add, before the timing, brings the
-// word into the AMO cache).
+// oneWordAMORate is simtest.OneWordAMORate on aries, failing the test
+// on an error.
 func oneWordAMORate(t *testing.T, order pgas.Ordering, window, rounds int) float64 {
 	t.Helper()
-	var rate float64
-	cfg := pgas.Config{Conduit: "aries", PEs: 2, PEsPerNode: 1, Ordering: order}
-	err := pgas.Run(cfg, func(pe *pgas.PE) error {
-		base, err := pe.Alloc(8, 8)
-		if err != nil || pe.Rank() != 0 {
-			return err
-		}
-		word := pgas.Ptr[int64](1, base)
-		if err := pgas.Atomic(pe, pgas.AtomicAdd, word, 1); err != nil {
-			return err
-		}
-		start := pe.Now()
-		hs := make([]pgas.Handle, window)
-		for range rounds {
-			for i := range hs {
-				if hs[i], err = pgas.AtomicNB(pe, pgas.AtomicAdd, word, 1); err != nil {
-					return err
-				}
-			}
-			if err := pgas.WaitAll(hs...); err != nil {
-				return err
-			}
-		}
-		rate = float64(window*rounds) / (pe.Now() - start).Seconds() / 1e6
-		v, err := pgas.GetValue(pe, word)
-		if err == nil && v != int64(window*rounds+1) {
-			t.Errorf("%v: the word is %d, want %d", order, v, window*rounds+1)
-		}
-		return err
-	})
+	rate, err := simtest.OneWordAMORate("aries", order, window, rounds)
 	require.NoError(t, err)
 	return rate
 }

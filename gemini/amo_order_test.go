@@ -7,45 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// oneWordAMORate is the rate, in millions per second, of rounds windows
-// of window non-blocking 8-byte atomic adds from rank 0 to one word of
-// rank 1 on another node (the first add, before the timing, brings the
-// word into the AMO cache).
-func oneWordAMORate(t *testing.T, conduitName string, order pgas.Ordering, window, rounds int) float64 {
+// oneWordAMORate is simtest.OneWordAMORate on gemini, failing the test
+// on an error.
+func oneWordAMORate(t *testing.T, order pgas.Ordering, window, rounds int) float64 {
 	t.Helper()
-	var rate float64
-	cfg := pgas.Config{Conduit: conduitName, PEs: 2, PEsPerNode: 1, Ordering: order}
-	err := pgas.Run(cfg, func(pe *pgas.PE) error {
-		base, err := pe.Alloc(8, 8)
-		if err != nil || pe.Rank() != 0 {
-			return err
-		}
-		word := pgas.Ptr[int64](1, base)
-		if err := pgas.Atomic(pe, pgas.AtomicAdd, word, 1); err != nil {
-			return err
-		}
-		start := pe.Now()
-		hs := make([]pgas.Handle, window)
-		for range rounds {
-			for i := range hs {
-				if hs[i], err = pgas.AtomicNB(pe, pgas.AtomicAdd, word, 1); err != nil {
-					return err
-				}
-			}
-			if err := pgas.WaitAll(hs...); err != nil {
-				return err
-			}
-		}
-		rate = float64(window*rounds) / (pe.Now() - start).Seconds() / 1e6
-		v, err := pgas.GetValue(pe, word)
-		if err == nil && v != int64(window*rounds+1) {
-			t.Errorf("%v: the word is %d, want %d", order, v, window*rounds+1)
-		}
-		return err
-	})
+	rate, err := simtest.OneWordAMORate("gemini", order, window, rounds)
 	require.NoError(t, err)
 	return rate
 }
@@ -59,9 +29,9 @@ func oneWordAMORate(t *testing.T, conduitName string, order pgas.Ordering, windo
 // the PE issues them.
 func TestStrictAMOsFollowWriteThrough(t *testing.T) {
 	const window, rounds = 64, 20
-	strict := oneWordAMORate(t, "gemini", pgas.OrderStrict, window, rounds)
-	def := oneWordAMORate(t, "gemini", pgas.OrderDefault, window, rounds)
-	relaxed := oneWordAMORate(t, "gemini", pgas.OrderRelaxed, window, rounds)
+	strict := oneWordAMORate(t, pgas.OrderStrict, window, rounds)
+	def := oneWordAMORate(t, pgas.OrderDefault, window, rounds)
+	relaxed := oneWordAMORate(t, pgas.OrderRelaxed, window, rounds)
 	write := gemini.Time(int64(8+gemini.HTOverheadBytes)*1e12/gemini.HTBytesPerSecond) + gemini.HTLatency + gemini.LocalWriteLatency
 	period := write + gemini.Time(int64(gemini.AMOHitCycles)*1e12/gemini.NICClockHz)
 	want := 1 / period.Seconds() / 1e6

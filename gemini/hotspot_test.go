@@ -2,67 +2,19 @@ package gemini_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// hotspot is the bandwidth, in GB/s, at which the PEs of nodes
-// 1..nodes-1 (ppn each) get (or put) size bytes from (to) the PEs of
-// node 0, window transfers in flight each, rounds times: each PE of node
-// 0 serves the PEs of its local rank.
+// hotspot is simtest.Hotspot, failing the test on an error.
 func hotspot(t *testing.T, conduitName string, nodes, ppn, size, window, rounds int, put bool, order pgas.Ordering) float64 {
 	t.Helper()
-	cfg := pgas.Config{Conduit: conduitName, PEs: nodes * ppn, PEsPerNode: ppn, Ordering: order}
-	var gbps float64
-	err := pgas.Run(cfg, func(pe *pgas.PE) error {
-		base, err := pe.Alloc(int64(size*window), 0)
-		if err != nil {
-			return err
-		}
-		if err := pe.Barrier(); err != nil {
-			return err
-		}
-		start := pe.Now()
-		if pe.Node() != 0 {
-			buf, err := pe.Local(base, int64(size*window))
-			if err != nil {
-				return err
-			}
-			target := pe.Rank() % ppn
-			hs := make([]pgas.Handle, window)
-			for range rounds {
-				for i := range hs {
-					b := buf[size*i : size*(i+1)]
-					off := base + int64(size*i)
-					if put {
-						hs[i], err = pe.PutNB(target, off, b)
-					} else {
-						hs[i], err = pe.GetNB(target, off, b)
-					}
-					if err != nil {
-						return err
-					}
-				}
-				if err := pgas.WaitAll(hs...); err != nil {
-					return err
-				}
-			}
-		}
-		end := []int64{int64(pe.Now() - start)}
-		if err := pgas.Allreduce(pe.World(), pgas.Max, end, end); err != nil {
-			return err
-		}
-		if pe.Rank() == 0 {
-			bytes := float64((nodes - 1) * ppn * window * rounds * size)
-			gbps = bytes / time.Duration(end[0]).Seconds() / 1e9
-		}
-		return nil
-	})
+	gbps, err := simtest.Hotspot(conduitName, nodes, ppn, size, window, rounds, put, order)
 	require.NoError(t, err)
 	return gbps
 }
