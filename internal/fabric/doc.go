@@ -53,7 +53,9 @@
 //   - txn.go: a transaction's life: the txn, Post and Send, the split into
 //     packets or coarse units, its request and response packets, and its
 //     completion (progress, raiseFlag, finish).
-//   - fma.go: FMA, the CPU storing a transaction's packets (launch, issue).
+//   - fma.go: FMA, the CPU storing a transaction's packets through its
+//     write-combining buffers (launch, issue); the PE is busy until its
+//     last store has left the core.
 //   - bte.go: the block-transfer engine.
 //   - orb.go: the output request buffer, the entries of requests awaiting
 //     their responses.
@@ -62,7 +64,14 @@
 //   - nic.go: the NIC, its event codes, and its transmit and receive
 //     pipelines, with what it does with each packet received (handle).
 //     pipeline.go is the per-virtual-channel queueing both use.
-//   - amo.go: the AMO unit, its cache, and the record of applied AMOs.
+//   - amo.go: the AMO unit, its cache, the record of applied AMOs, and
+//     the ordering of AMOs (a strict AMO waits for the NIC's earlier
+//     writes to be visible).
+//   - reads.go: the tags of the NIC's reads of host memory, which a get's
+//     data, the block-transfer engine's put data and the AMO cache's fills
+//     share.
+//   - register.go: registration (its cost and the per-node table of
+//     registered pages).
 //   - control.go: control packets, which belong to no transaction
 //     (SendControl).
 //   - packet.go: the Packet, its kinds, the free list and packet queues.
