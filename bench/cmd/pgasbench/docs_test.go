@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gopgas/gopgas/internal/race"
 )
 
 // docCommands are the pgasbench command lines of docs/pgasbench.md's code
@@ -107,7 +109,9 @@ func TestDocsCommandsRun(t *testing.T) {
 	t.Chdir(t.TempDir()) // plots and files the commands write
 	for _, args := range cmds {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			run := small(args, testing.Short())
+			// Under the race detector a calibration row runs ten times
+			// slower: the documented rows run in full only without it.
+			run := small(args, testing.Short() || race.Enabled)
 			r := pgasbench(t, nil, false, run...)
 			switch {
 			case r.code == exitUsage:
