@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopgas/gopgas/conduit"
+
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -33,7 +35,7 @@ func TestMsgProtocols(t *testing.T) {
 		{0, 0}, {8, 0}, {511, 0}, {512, 1}, {8191, 1}, {8192, 2}, {64 << 10, 2},
 		{512<<10 - 1, 2}, {512 << 10, 3}, {1<<20 + 12345, 3},
 	}
-	for _, cd := range msgConduits {
+	for _, cd := range append(msgConduits, "aries") {
 		for _, inSeg := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/segment=%v", cd, inSeg), func(t *testing.T) {
 				cfg := pgas.Config{Conduit: cd, PEs: 2, PEsPerNode: 1, SegmentBytes: 8 << 20, MsgChunkBytes: 256 << 10}
@@ -486,4 +488,99 @@ func TestMsgTyped(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestMsgRecvOverhead: on a simulated network every matched message costs
+// its receiver MsgRecvOverhead ([ORDERING] VI.A): receiving messages that
+// have all arrived takes that long each, and not much more.
+func TestMsgRecvOverhead(t *testing.T) {
+	if pgas.MsgRecvOverhead < 920*conduit.Nanosecond || pgas.MsgRecvOverhead > 921*conduit.Nanosecond {
+		t.Fatalf("MsgRecvOverhead = %v, want 1933 cycles at 2.1 GHz", pgas.MsgRecvOverhead)
+	}
+	const k = 50
+	err := pgas.Run(pgas.Config{Conduit: "gemini", PEs: 2, PEsPerNode: 1}, func(pe *pgas.PE) error {
+		if pe.Rank() == 0 {
+			for i := range k {
+				if err := pe.Send(1, i, []byte{byte(i)}); err != nil {
+					return err
+				}
+			}
+			return pe.Barrier()
+		}
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		// All k have arrived (the barrier follows them from the same
+		// sender); each Recv only matches.
+		if n := pe.MsgStats().Unexpected; n != k {
+			return fmt.Errorf("%d unexpected messages before the receives, want %d", n, k)
+		}
+		t0 := pe.Clock()
+		b := make([]byte, 1)
+		for i := range k {
+			if _, err := pe.Recv(0, i, b); err != nil {
+				return err
+			}
+		}
+		per := (pe.Clock() - t0) / k
+		t.Logf("%v per receive of an arrived message", per)
+		if per < pgas.MsgRecvOverhead || per > pgas.MsgRecvOverhead+200*conduit.Nanosecond {
+			return fmt.Errorf("%v per receive, want %v and at most 200 ns more", per, pgas.MsgRecvOverhead)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMsgPingPong logs the half round trip of Send/Recv ping-pong on the
+// simulated networks, by protocol, under both matching modes.
+func TestMsgPingPong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a measurement: run it with -run TestMsgPingPong -v")
+	}
+	for _, cd := range []string{"gemini", "aries"} {
+		for _, match := range []pgas.Matching{pgas.MatchStrict, pgas.MatchSequence} {
+			for _, n := range []int{8, 4096, 64 << 10, 1 << 20} {
+				const iters = 20
+				var half conduit.Time
+				err := pgas.Run(pgas.Config{Conduit: cd, PEs: 2, PEsPerNode: 1, MsgMatching: match, SegmentBytes: 4 << 20}, func(pe *pgas.PE) error {
+					buf := make([]byte, n)
+					peer := 1 - pe.Rank()
+					var t0 conduit.Time
+					for i := range iters + 2 {
+						if i == 2 {
+							t0 = pe.Clock() // after warm-up (registration cache filled)
+						}
+						if pe.Rank() == 0 {
+							if err := pe.Send(peer, 0, buf); err != nil {
+								return err
+							}
+						}
+						if _, err := pe.Recv(peer, 0, buf); err != nil {
+							return err
+						}
+						if pe.Rank() == 1 {
+							if err := pe.Send(peer, 0, buf); err != nil {
+								return err
+							}
+						}
+					}
+					if pe.Rank() == 0 {
+						half = (pe.Clock() - t0) / (2 * iters)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mbs := float64(n) / half.Seconds() / 1e6
+				t.Logf("%s %s matching, %7d B: half round trip %v (%.0f MB/s)", cd, match, n, half, mbs)
+				if half < pgas.MsgRecvOverhead {
+					t.Errorf("%s %d B: half round trip %v below the receive overhead %v", cd, n, half, pgas.MsgRecvOverhead)
+				}
+			}
+		}
+	}
 }
