@@ -91,8 +91,8 @@ type msgReq struct {
 }
 
 type chunk struct {
-	h   conduit.MemHandle
-	off int64
+	reg msgReg
+	off int64 // in the message
 	n   int64
 }
 

@@ -33,9 +33,10 @@ import (
 //     MsgRendezvousPut (R-MPI-R1). The sender sends a request-to-send; after
 //     matching the receiver registers its buffer and answers clear-to-send
 //     naming it; the sender registers its buffer chunk by chunk
-//     (MsgChunkBytes), registering the next chunk while the current one
-//     moves (the only overlap: one chunk in flight at a time), puts each by
-//     block transfer, and sends fin, which completes the receive.
+//     (MsgChunkBytes; each chunk looked up in the registration cache
+//     first), registering the next chunk while the current one moves (the
+//     only overlap: one chunk in flight at a time), puts each by block
+//     transfer, and sends fin, which completes the receive.
 //
 // A buffer inside the PE's segment needs no registration: the segment is
 // registered at start-up.
@@ -143,9 +144,10 @@ type MsgStats struct {
 	Reordered int64
 	// Pieces counts internal-buffer pieces sent.
 	Pieces int64
-	// RcacheHits and RcacheMisses count registration-cache lookups;
-	// RcacheEvictions the registrations it dropped for room; Chunks the
-	// chunk registrations of put rendezvous.
+	// RcacheHits and RcacheMisses count registration-cache lookups
+	// (buffers in the segment need none); RcacheEvictions the
+	// registrations it dropped for room; Chunks the chunks of put
+	// rendezvous.
 	RcacheHits, RcacheMisses, RcacheEvictions, Chunks int64
 	// SlotWaits counts times a send found no free internal-buffer slot.
 	SlotWaits int64
@@ -477,10 +479,8 @@ func (m *msgState) putChunks(r *msgReq) error {
 					if err != nil {
 						m.complete(r, m.pe.wrap(r.op, err))
 					}
-					if c.h.ID != conduit.SegmentID {
-						if err := m.pe.ep.Deregister(c.h); err != nil {
-							m.complete(r, m.pe.wrap(r.op, err))
-						}
+					if err := m.release(c.reg); err != nil {
+						m.complete(r, m.pe.wrap(r.op, err))
 					}
 					return m.putChunks(r)
 				})
@@ -510,24 +510,18 @@ func (m *msgState) putChunks(r *msgReq) error {
 }
 
 // nextChunk returns the registered chunk that starts at r.next,
-// registering it unless it is already (or lies in the segment).
+// registering it (through the registration cache) unless that is done.
 func (m *msgState) nextChunk(r *msgReq) (chunk, error) {
 	if len(r.chunks) > 0 {
 		return r.chunks[0], nil
 	}
 	k := min(m.p.chunk, int64(len(r.buf))-r.next)
-	buf := r.buf[r.next : r.next+k]
-	c := chunk{off: r.next, n: k}
-	if _, ok := m.pe.segOffset(buf); ok {
-		c.h = m.pe.ep.SegmentHandle(m.pe.rank)
-	} else {
-		h, err := m.pe.ep.Register(buf)
-		if err != nil {
-			return chunk{}, err
-		}
-		c.h = h
-		m.stats.Chunks++
+	reg, err := m.register(r.buf[r.next : r.next+k])
+	if err != nil {
+		return chunk{}, err
 	}
+	m.stats.Chunks++
+	c := chunk{reg: reg, off: r.next, n: k}
 	r.chunks = append(r.chunks, c)
 	return c, nil
 }

@@ -540,12 +540,23 @@ func TestMsgPingPong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a measurement: run it with -run TestMsgPingPong -v")
 	}
+	type variant struct {
+		name string
+		cfg  pgas.Config
+	}
+	variants := []variant{
+		{"strict matching", pgas.Config{MsgMatching: pgas.MatchStrict}},
+		{"sequence matching, relaxed", pgas.Config{MsgMatching: pgas.MatchSequence, Ordering: pgas.OrderRelaxed}},
+		{"no rendezvous", pgas.Config{MsgRendezvous: pgas.Off}},
+	}
 	for _, cd := range []string{"gemini", "aries"} {
-		for _, match := range []pgas.Matching{pgas.MatchStrict, pgas.MatchSequence} {
+		for _, v := range variants {
 			for _, n := range []int{8, 4096, 64 << 10, 1 << 20} {
 				const iters = 20
 				var half conduit.Time
-				err := pgas.Run(pgas.Config{Conduit: cd, PEs: 2, PEsPerNode: 1, MsgMatching: match, SegmentBytes: 4 << 20}, func(pe *pgas.PE) error {
+				cfg := v.cfg
+				cfg.Conduit, cfg.PEs, cfg.PEsPerNode, cfg.SegmentBytes = cd, 2, 1, 4<<20
+				err := pgas.Run(cfg, func(pe *pgas.PE) error {
 					buf := make([]byte, n)
 					peer := 1 - pe.Rank()
 					var t0 conduit.Time
@@ -576,11 +587,86 @@ func TestMsgPingPong(t *testing.T) {
 					t.Fatal(err)
 				}
 				mbs := float64(n) / half.Seconds() / 1e6
-				t.Logf("%s %s matching, %7d B: half round trip %v (%.0f MB/s)", cd, match, n, half, mbs)
+				t.Logf("%s, %s, %7d B: half round trip %v (%.0f MB/s)", cd, v.name, n, half, mbs)
 				if half < pgas.MsgRecvOverhead {
 					t.Errorf("%s %d B: half round trip %v below the receive overhead %v", cd, n, half, pgas.MsgRecvOverhead)
 				}
 			}
 		}
+	}
+}
+
+// TestMsgSelf: a PE sends to itself by every protocol, the receive posted
+// after the send (a rendezvous send completes only with its receive, so
+// it is non-blocking here).
+func TestMsgSelf(t *testing.T) {
+	runMsg(t, pgas.Config{PEs: 1, SegmentBytes: 4 << 20}, func(pe *pgas.PE) error {
+		for i, n := range []int{8, 1000, 20000, 600 << 10} {
+			h, err := pe.Isend(0, i, msgPattern(n, i))
+			if err != nil {
+				return err
+			}
+			b := make([]byte, n)
+			st, err := pe.Recv(0, i, b)
+			if err != nil {
+				return err
+			}
+			if err := h.Wait(); err != nil {
+				return err
+			}
+			if st.Bytes != n || !bytes.Equal(b, msgPattern(n, i)) {
+				return fmt.Errorf("%d bytes to self: %+v or wrong data", n, st)
+			}
+		}
+		return nil
+	})
+}
+
+// TestMsgAllToAll: every PE exchanges messages of every protocol with
+// every other at once, receives posted first, then sends, then WaitAll
+// (the pattern of the two-sided bandwidth benchmark), with and without
+// rendezvous.
+func TestMsgAllToAll(t *testing.T) {
+	sizes := []int{8, 3000, 40000, 600 << 10}
+	for _, rndv := range []pgas.Switch{pgas.On, pgas.Off} {
+		t.Run(fmt.Sprint("rendezvous=", rndv == pgas.On), func(t *testing.T) {
+			runMsg(t, pgas.Config{PEs: 6, PEsPerNode: 3, SegmentBytes: 2 << 20, MsgRendezvous: rndv}, func(pe *pgas.PE) error {
+				p, r := pe.Size(), pe.Rank()
+				var hs []pgas.Handle
+				bufs := map[[2]int][]byte{}
+				for src := range p {
+					for i, n := range sizes {
+						b := make([]byte, n)
+						bufs[[2]int{src, i}] = b
+						h, err := pe.Irecv(src, i, b, nil)
+						if err != nil {
+							return err
+						}
+						hs = append(hs, h)
+					}
+				}
+				for k := range p {
+					dest := (r + k) % p
+					for i, n := range sizes {
+						h, err := pe.Isend(dest, i, msgPattern(n, i+r*10+dest*100))
+						if err != nil {
+							return err
+						}
+						hs = append(hs, h)
+					}
+				}
+				if err := pgas.WaitAll(hs...); err != nil {
+					return err
+				}
+				for src := range p {
+					for i, n := range sizes {
+						if !bytes.Equal(bufs[[2]int{src, i}], msgPattern(n, i+src*10+r*100)) {
+							return fmt.Errorf("%d bytes from PE %d: wrong data", n, src)
+						}
+					}
+				}
+				return nil
+			})
+		})
 	}
 }
