@@ -62,8 +62,18 @@ func TestMsgProtocols(t *testing.T) {
 							if err := pe.Send(1, i, b); err != nil {
 								return err
 							}
-							if got := pe.MsgStats().Sent[s.proto] - before.Sent[s.proto]; got != 1 {
+							after := pe.MsgStats()
+							if got := after.Sent[s.proto] - before.Sent[s.proto]; got != 1 {
 								return fmt.Errorf("%d bytes: sent %d messages by protocol %d, want 1", s.n, got, s.proto)
+							}
+							// The put rendezvous registers and puts in chunks of
+							// MsgChunkBytes (256 KiB here).
+							want := int64(0)
+							if s.proto == 3 {
+								want = int64((s.n + 256<<10 - 1) / (256 << 10))
+							}
+							if got := after.Chunks - before.Chunks; got != want {
+								return fmt.Errorf("%d bytes: %d chunks, want %d", s.n, got, want)
 							}
 							continue
 						}
