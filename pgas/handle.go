@@ -113,7 +113,7 @@ func (h Handle) Wait() error {
 		return err
 	}
 	if s := h.s; s.msg != nil {
-		if err := h.pe.msgWait("a message", s.done); err != nil {
+		if err := h.pe.msgWait("Wait", func() string { return "a message" }, s.done); err != nil {
 			return err
 		}
 		return h.finish()
@@ -191,8 +191,8 @@ func WaitSome(hs []Handle) ([]int, error) {
 		return false
 	}
 	if msgs {
-		if err := pe.msgWait("some non-blocking operation", any); err != nil {
-			return nil, pe.wrap("WaitSome", err)
+		if err := pe.msgWait("WaitSome", func() string { return "some non-blocking operation" }, any); err != nil {
+			return nil, err
 		}
 	} else if err := pe.eng.WaitFunc("some non-blocking operation", any); err != nil {
 		return nil, pe.wrap("WaitSome", err)

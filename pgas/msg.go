@@ -130,7 +130,7 @@ func (t *Team) send(op string, dest, tag int, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := t.pe.msgWait(op, func() bool { return r.done }); err != nil {
+	if err := t.pe.msgWait(op, func() string { return fmt.Sprintf("%s to PE %d with tag %d", op, r.peer, tag) }, func() bool { return r.done }); err != nil {
 		return err
 	}
 	return r.err
@@ -141,7 +141,7 @@ func (t *Team) recv(op string, src, tag int, buf []byte) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	if err := t.pe.msgWait(op, func() bool { return r.done }); err != nil {
+	if err := t.pe.msgWait(op, func() string { return fmt.Sprintf("%s from PE %d with tag %d", op, r.peer, tag) }, func() bool { return r.done }); err != nil {
 		return Status{}, err
 	}
 	return r.status, r.err
@@ -182,7 +182,7 @@ func (t *Team) Probe(src, tag int) (Status, error) {
 		st, ok = t.probe(src, tag)
 		return ok
 	}
-	if err := pe.msgWait("Probe", found); err != nil {
+	if err := pe.msgWait("Probe", func() string { return fmt.Sprintf("a message from PE %d with tag %d to probe", src, tag) }, found); err != nil {
 		return Status{}, err
 	}
 	return st, nil
@@ -308,19 +308,24 @@ func (m *msgState) progress() error {
 	}
 }
 
-// msgWait makes messaging progress until done reports true.
-func (pe *PE) msgWait(what string, done func() bool) error {
+// msgWait makes messaging progress until done reports true; op names the
+// call in errors, what the wait in deadlock reports.
+func (pe *PE) msgWait(op string, what func() string, done func() bool) error {
 	m := pe.msg
+	desc := ""
 	for {
 		if err := m.progress(); err != nil {
-			return pe.wrap(what, err)
+			return pe.wrap(op, err)
 		}
 		if done() {
 			return nil
 		}
+		if desc == "" {
+			desc = what()
+		}
 		ev := m.events
-		if err := pe.eng.WaitFunc(what, func() bool { return m.events != ev || done() }); err != nil {
-			return pe.wrap(what, err)
+		if err := pe.eng.WaitFunc(desc, func() bool { return m.events != ev || done() }); err != nil {
+			return pe.wrap(op, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopgas/gopgas/conduit"
 
@@ -677,6 +678,26 @@ func TestMsgAllToAll(t *testing.T) {
 				}
 				return nil
 			})
+		})
+	}
+}
+
+// TestMsgDeadlock: a receive nobody sends to ends the job with a deadlock
+// report naming it.
+func TestMsgDeadlock(t *testing.T) {
+	for _, cd := range msgConduits {
+		t.Run(cd, func(t *testing.T) {
+			err := pgas.Run(pgas.Config{Conduit: cd, PEs: 2, StallTimeout: 200 * time.Millisecond}, func(pe *pgas.PE) error {
+				if pe.Rank() == 1 {
+					_, err := pe.Recv(0, 3, make([]byte, 8))
+					return err
+				}
+				return nil
+			})
+			var dl *conduit.DeadlockError
+			if !errors.As(err, &dl) || !strings.Contains(err.Error(), "PE 1 waits for Recv from PE 0 with tag 3") {
+				t.Fatalf("got %v, want a deadlock naming the receive", err)
+			}
 		})
 	}
 }
