@@ -111,6 +111,36 @@ type Config struct {
 	MemoryLimit int64
 	// Seed seeds every random choice of a simulated backend. PGAS_SEED.
 	Seed uint64
+	// MsgEagerShort: two-sided messages below it go eager in one mailbox
+	// message (R-MPI-E0); it is capped at the largest Medium payload.
+	// PGAS_MSG_EAGER_SHORT.
+	MsgEagerShort int64
+	// MsgEagerBuffer: messages below it (and at or above MsgEagerShort) go
+	// eager through the runtime's pre-registered internal buffers, read by
+	// FMA (R-MPI-E1); it is also the size of a slot of those buffers.
+	// PGAS_MSG_EAGER_BUFFER.
+	MsgEagerBuffer int64
+	// MsgRendezvousPut: messages from MsgEagerBuffer up to it use the
+	// receiver's get rendezvous (R-MPI-R0), those at or above it the
+	// sender's put rendezvous (R-MPI-R1). PGAS_MSG_RNDV_PUT.
+	MsgRendezvousPut int64
+	// MsgChunkBytes is the chunk the put rendezvous registers and puts at a
+	// time (R-MPI-R1). PGAS_MSG_RNDV_CHUNK.
+	MsgChunkBytes int64
+	// MsgRendezvous off sends every message at or above MsgEagerShort
+	// through the internal buffers, in pieces ([ORDERING] Figure 11
+	// right). PGAS_MSG_RNDV.
+	MsgRendezvous Switch
+	// MsgRcacheEntries and MsgRcacheMaxBytes are the registration cache's
+	// two controls: how many registrations it keeps, and the largest it
+	// keeps (R-MPI-RCACHE). PGAS_MSG_RCACHE_ENTRIES,
+	// PGAS_MSG_RCACHE_MAX_SIZE.
+	MsgRcacheEntries  int
+	MsgRcacheMaxBytes int64
+	// MsgMatching is how matching messages keep their order: strict
+	// mailboxes (Cray MPI) or sequence numbers (Open MPI).
+	// PGAS_MSG_MATCHING.
+	MsgMatching Matching
 	// Options are backend-specific settings, each value whole (commas
 	// included); the backend checks them. PGAS_OPTIONS, in the syntax of
 	// conduit.ParseOptions; set, the field replaces the variable.
@@ -287,6 +317,34 @@ var settings = []Setting{
 			t, _ := conduit.FormatOptions(c.Options)
 			return t
 		},
+	},
+	bytesSetting("PGAS_MSG_EAGER_SHORT", "MsgEagerShort", 512, 1, 4096, "two-sided: below it, eager in one mailbox message (R-MPI-E0)",
+		func(c *Config) *int64 { return &c.MsgEagerShort }),
+	bytesSetting("PGAS_MSG_EAGER_BUFFER", "MsgEagerBuffer", 8192, 1, 1<<20, "two-sided: below it, eager through pre-registered internal buffers read by FMA; also their slot size (R-MPI-E1)",
+		func(c *Config) *int64 { return &c.MsgEagerBuffer }),
+	bytesSetting("PGAS_MSG_RNDV_PUT", "MsgRendezvousPut", 512<<10, 1, 1<<40, "two-sided: below it, rendezvous by the receiver's get (R-MPI-R0); at and above it, by the sender's puts (R-MPI-R1)",
+		func(c *Config) *int64 { return &c.MsgRendezvousPut }),
+	bytesSetting("PGAS_MSG_RNDV_CHUNK", "MsgChunkBytes", 512<<10, 4096, 1<<40, "two-sided: chunk the put rendezvous registers and puts at a time (R-MPI-R1; assumed)",
+		func(c *Config) *int64 { return &c.MsgChunkBytes }),
+	switchSetting("PGAS_MSG_RNDV", "MsgRendezvous", On, "two-sided: off sends every message through the internal buffers, in pieces ([ORDERING] Figure 11 right)",
+		func(c *Config) *Switch { return &c.MsgRendezvous }),
+	intSetting("PGAS_MSG_RCACHE_ENTRIES", "MsgRcacheEntries", "64", 1, 1<<20, "two-sided: registrations the registration cache keeps (R-MPI-RCACHE; assumed)",
+		func(c *Config) *int { return &c.MsgRcacheEntries }, func(c *Config) { c.MsgRcacheEntries = 64 }),
+	bytesSetting("PGAS_MSG_RCACHE_MAX_SIZE", "MsgRcacheMaxBytes", 4<<20, 4096, 1<<40, "two-sided: largest registration the cache keeps; larger ones are made per transfer (R-MPI-RCACHE; assumed)",
+		func(c *Config) *int64 { return &c.MsgRcacheMaxBytes }),
+	{
+		Env: "PGAS_MSG_MATCHING", Field: "MsgMatching", Default: "strict", Allowed: "strict, sequence",
+		Doc:   "two-sided: matching messages through strictly ordered mailboxes (Cray MPI) or by sequence numbers over the job's ordering (Open MPI)",
+		isSet: func(c *Config) bool { return c.MsgMatching != 0 },
+		parse: func(c *Config, s string) (err error) { c.MsgMatching, err = parseMatching(s); return },
+		check: func(c *Config) error {
+			if c.MsgMatching != MatchStrict && c.MsgMatching != MatchSequence {
+				return fmt.Errorf("%v", c.MsgMatching)
+			}
+			return nil
+		},
+		def:    func(c *Config) { c.MsgMatching = MatchStrict },
+		format: func(c *Config) string { return c.MsgMatching.String() },
 	},
 	{
 		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
@@ -524,6 +582,10 @@ func (cfg Config) resolve() (Config, error) {
 		return c, fmt.Errorf("pgas: %s=%d: must be a multiple of 8 and %s", source["SegmentBytes"], c.SegmentBytes, settingByField("SegmentBytes").Allowed)
 	case c.PEsPerNode > c.PEs:
 		return c, fmt.Errorf("pgas: %s=%d: must be at most the number of PEs, %d", source["PEsPerNode"], c.PEsPerNode, c.PEs)
+	case c.MsgEagerBuffer < c.MsgEagerShort:
+		return c, fmt.Errorf("pgas: %s=%d: must be at least %s, %d", source["MsgEagerBuffer"], c.MsgEagerBuffer, source["MsgEagerShort"], c.MsgEagerShort)
+	case c.MsgRendezvousPut < c.MsgEagerBuffer:
+		return c, fmt.Errorf("pgas: %s=%d: must be at least %s, %d", source["MsgRendezvousPut"], c.MsgRendezvousPut, source["MsgEagerBuffer"], c.MsgEagerBuffer)
 	}
 	return c, nil
 }

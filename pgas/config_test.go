@@ -230,6 +230,18 @@ var cfgtApplied = []struct {
 	{"network depth", map[string]string{"PGAS_NETWORKDEPTH": "8"}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, 8, s.cfg.NetworkDepth)
 	}},
+	{"two-sided messaging protocols", map[string]string{"PGAS_MSG_EAGER_SHORT": "1K", "PGAS_MSG_EAGER_BUFFER": "16K",
+		"PGAS_MSG_RNDV_PUT": "1M", "PGAS_MSG_RNDV_CHUNK": "256K", "PGAS_MSG_RNDV": "off",
+		"PGAS_MSG_RCACHE_ENTRIES": "8", "PGAS_MSG_RCACHE_MAX_SIZE": "1M", "PGAS_MSG_MATCHING": "sequence"}, func(t *testing.T, s cfgtSeen) {
+		assert.Equal(t, int64(1024), s.cfg.MsgEagerShort)
+		assert.Equal(t, int64(16<<10), s.cfg.MsgEagerBuffer)
+		assert.Equal(t, int64(1<<20), s.cfg.MsgRendezvousPut)
+		assert.Equal(t, int64(256<<10), s.cfg.MsgChunkBytes)
+		assert.Equal(t, pgas.Off, s.cfg.MsgRendezvous)
+		assert.Equal(t, 8, s.cfg.MsgRcacheEntries)
+		assert.Equal(t, int64(1<<20), s.cfg.MsgRcacheMaxBytes)
+		assert.Equal(t, pgas.MatchSequence, s.cfg.MsgMatching)
+	}},
 	{"network depth with spaces", map[string]string{"PGAS_NETWORKDEPTH": " 4096 "}, func(t *testing.T, s cfgtSeen) {
 		assert.Equal(t, 4096, s.cfg.NetworkDepth)
 	}},

@@ -91,6 +91,19 @@
 // (aries) the world team's barrier and single-element reductions run on
 // it. NewLock makes a global lock.
 //
+// # Two-sided messaging
+//
+// Send, Recv, Isend, Irecv, Probe and Iprobe (on the PE for the world,
+// on a Team for its members; SendT and RecvT for typed slices) follow
+// MPI's matching rules: any-source and any-tag receives (AnySource,
+// AnyTag), messages between a pair matched in the order sent, receives in
+// the order posted, a Status with the real size. The protocols are those
+// of Cray MPICH on Gemini ([ORDERING] V.E): eager in one mailbox message,
+// eager through pre-registered internal buffers, rendezvous by the
+// receiver's get and by the sender's chunked puts, with a registration
+// cache; the PGAS_MSG_* settings set their thresholds. Messages move while
+// the PEs are in messaging calls or wait on messaging handles, as in MPI.
+//
 // # Active messages
 //
 // PE.AM returns the PE's active-message endpoint (package am): handlers run

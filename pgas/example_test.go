@@ -265,3 +265,32 @@ func ExamplePE_AM() {
 	// requests handled by PE 0: 4
 	// answers: [0 1 4 9]
 }
+
+// A token goes round a ring of PEs with Send and Recv: each PE adds its
+// rank and passes it on; PE 0 starts it and prints what comes back.
+func ExamplePE_Send() {
+	err := pgas.Run(pgas.Config{Conduit: "smp", PEs: 4}, func(pe *pgas.PE) error {
+		right := (pe.Rank() + 1) % pe.Size()
+		left := (pe.Rank() + pe.Size() - 1) % pe.Size()
+		token := []int64{0}
+		if pe.Rank() == 0 {
+			if err := pgas.SendT(pe, right, 0, token); err != nil {
+				return err
+			}
+		}
+		st, err := pgas.RecvT(pe, left, 0, token)
+		if err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			fmt.Printf("the token came back from PE %d holding %d (%d bytes)\n", st.Source, token[0], st.Bytes)
+			return nil
+		}
+		token[0] += int64(pe.Rank())
+		return pgas.SendT(pe, right, 0, token)
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output: the token came back from PE 3 holding 6 (8 bytes)
+}

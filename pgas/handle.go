@@ -18,7 +18,18 @@ type opState struct {
 	bits     uint64
 	res      unsafe.Pointer
 	resWidth uint8
-	next     *opState
+	// msg is the send or receive of a messaging handle (Isend, Irecv),
+	// which the messaging layer completes; op is unused then.
+	msg  *msgReq
+	next *opState
+}
+
+// done reports whether the handle's operation is complete.
+func (s *opState) done() bool {
+	if s.msg != nil {
+		return s.msg.done
+	}
+	return s.op.Done()
 }
 
 type handlePool struct {
@@ -73,6 +84,12 @@ func (h Handle) check(op string) error {
 func (h Handle) finish() error {
 	s := h.s
 	err := s.op.Err()
+	if r := s.msg; r != nil {
+		err = r.err
+		if r.stOut != nil && !r.send {
+			*r.stOut = r.status
+		}
+	}
 	if err == nil && s.res != nil {
 		switch s.resWidth {
 		case 4:
@@ -95,6 +112,12 @@ func (h Handle) Wait() error {
 	if err := h.pe.blocking("Wait"); err != nil {
 		return err
 	}
+	if s := h.s; s.msg != nil {
+		if err := h.pe.msgWait("Wait", func() string { return "a message" }, s.done); err != nil {
+			return err
+		}
+		return h.finish()
+	}
 	if err := h.pe.eng.Wait("a non-blocking operation", &h.s.op); err != nil {
 		return h.pe.wrap("Wait", err)
 	}
@@ -107,11 +130,18 @@ func (h Handle) Test() (bool, error) {
 	if err := h.check("Test"); err != nil {
 		return false, err
 	}
-	if !h.s.op.Done() {
-		if _, err := h.pe.eng.Poll(); err != nil {
+	if !h.s.done() {
+		if h.s.msg != nil {
+			if err := h.pe.blocking("Test"); err != nil {
+				return false, err
+			}
+			if err := h.pe.msgPoll("Test"); err != nil {
+				return false, err
+			}
+		} else if _, err := h.pe.eng.Poll(); err != nil {
 			return false, h.pe.wrap("Test", err)
 		}
-		if !h.s.op.Done() {
+		if !h.s.done() {
 			return false, nil
 		}
 	}
@@ -136,12 +166,14 @@ func WaitAll(hs ...Handle) error {
 // nothing.
 func WaitSome(hs []Handle) ([]int, error) {
 	var pe *PE
+	msgs := false
 	for _, h := range hs {
 		if h.s != nil {
 			if err := h.check("WaitSome"); err != nil {
 				return nil, err
 			}
 			pe = h.pe
+			msgs = msgs || h.s.msg != nil
 		}
 	}
 	if pe == nil {
@@ -152,19 +184,23 @@ func WaitSome(hs []Handle) ([]int, error) {
 	}
 	any := func() bool {
 		for _, h := range hs {
-			if h.s != nil && h.s.op.Done() {
+			if h.s != nil && h.s.done() {
 				return true
 			}
 		}
 		return false
 	}
-	if err := pe.eng.WaitFunc("some non-blocking operation", any); err != nil {
+	if msgs {
+		if err := pe.msgWait("WaitSome", func() string { return "some non-blocking operation" }, any); err != nil {
+			return nil, err
+		}
+	} else if err := pe.eng.WaitFunc("some non-blocking operation", any); err != nil {
 		return nil, pe.wrap("WaitSome", err)
 	}
 	var done []int
 	var first error
 	for i, h := range hs {
-		if h.s == nil || !h.s.op.Done() {
+		if h.s == nil || !h.s.done() {
 			continue
 		}
 		// A handle listed twice was spent at its first entry.

@@ -72,6 +72,7 @@ type PE struct {
 	region         *opState
 
 	coll collState
+	msg  *msgState
 
 	// blockOp tracks the one blocking operation a PE can have at a time;
 	// pieceBuf is reused to describe composite accesses.
@@ -122,6 +123,9 @@ func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
 	pe.eng.AddPoller(pe.pollFaults)
 	pe.heap.init(ReservedBytes, pe.segBytes)
 	if err := pe.initCollectives(); err != nil {
+		return nil, err
+	}
+	if err := pe.initMsg(); err != nil {
 		return nil, err
 	}
 	pe.world = pe.newWorldTeam()
@@ -252,10 +256,13 @@ func (pe *PE) Local(off, n int64) ([]byte, error) {
 type Stats struct {
 	Transport transport.Stats
 	AM        am.Stats
+	Msg       MsgStats
 }
 
 // Stats returns the PE's counters.
-func (pe *PE) Stats() Stats { return Stats{Transport: pe.eng.Stats, AM: pe.am.Stats} }
+func (pe *PE) Stats() Stats {
+	return Stats{Transport: pe.eng.Stats, AM: pe.am.Stats, Msg: pe.msg.stats}
+}
 
 // usable fails calls on a PE whose program has returned, or whose job has
 // ended (another PE failed, a deadlock, a time limit).

@@ -428,7 +428,7 @@ func (e *Engine) Flush() error {
 	}
 	var op Op
 	for i, r := range ranks {
-		if err := e.post(&op, conduit.Get, r, 0, e.flushBufs[8*i:8*i+8], conduit.OrderStrict); err != nil {
+		if err := e.post(&op, conduit.Get, r, 0, e.flushBufs[8*i:8*i+8], conduit.OrderStrict, nil); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,37 @@ func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.Orde
 		return nil
 	}
 	e.markUnflushed(rank, order)
-	return e.chunked(op, conduit.Put, rank, off, src, order)
+	return e.chunked(op, conduit.Put, rank, off, src, order, nil)
+}
+
+// Via names, for PutMem and GetMem, a registration of the remote PE other
+// than its segment (one the peer made with Register and named in a
+// message) and, when Mech is not zero, the mechanism to use instead of the
+// one the FMA cutover chooses.
+type Via struct {
+	Mem  conduit.MemHandle
+	Mech conduit.Mechanism
+}
+
+// PutMem starts writing src at offset off of the registration via.Mem of
+// PE via.Mem.Owner, in pieces of the chunk size. It never takes the
+// load/store shortcut: the registration need not be in a mapped segment.
+func (e *Engine) PutMem(op *Op, via Via, off int64, src []byte, order conduit.OrderingMode) error {
+	if len(src) == 0 {
+		return nil
+	}
+	rank := int(via.Mem.Owner)
+	e.markUnflushed(rank, order)
+	return e.chunked(op, conduit.Put, rank, off, src, order, &via)
+}
+
+// GetMem starts reading len(dst) bytes at offset off of the registration
+// via.Mem of PE via.Mem.Owner into dst; see PutMem.
+func (e *Engine) GetMem(op *Op, via Via, off int64, dst []byte, order conduit.OrderingMode) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return e.chunked(op, conduit.Get, int(via.Mem.Owner), off, dst, order, &via)
 }
 
 // Get starts reading len(dst) bytes of rank's segment at off into dst.
@@ -35,10 +65,10 @@ func (e *Engine) Get(op *Op, rank int, off int64, dst []byte, order conduit.Orde
 		copy(dst, d[off:])
 		return nil
 	}
-	return e.chunked(op, conduit.Get, rank, off, dst, order)
+	return e.chunked(op, conduit.Get, rank, off, dst, order, nil)
 }
 
-func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode) error {
+func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode, via *Via) error {
 	c := e.s.ChunkBytes
 	if int64(len(buf)) > c {
 		e.Stats.Chunked++
@@ -50,7 +80,7 @@ func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []
 	var err error
 	for len(buf) > 0 && err == nil {
 		n := min(int64(len(buf)), c)
-		err = e.post(op, t, rank, off, buf[:n], order)
+		err = e.post(op, t, rank, off, buf[:n], order, via)
 		buf, off = buf[n:], off+n
 	}
 	op.pending--
@@ -62,18 +92,18 @@ func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []
 
 // post issues one descriptor for a put or get of buf at off of rank's
 // segment.
-func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode) error {
+func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode, via *Via) error {
 	d, err := e.getPD()
 	if err != nil {
 		return err
 	}
-	e.describe(d, t, rank, off, int64(len(buf)), order)
+	e.describe(d, t, rank, off, int64(len(buf)), order, via)
 	local := buf
 	if e.needReg {
 		if local, err = e.localMem(d, t, buf); err != nil {
 			e.pds.put(d)
 			if errors.Is(err, memreg.ErrTableFull) && int64(len(buf)) > int64(e.s.PDBounceBytes) {
-				return e.bounceInstead(op, t, rank, off, buf, order, err)
+				return e.bounceInstead(op, t, rank, off, buf, order, via, err)
 			}
 			return err
 		}
@@ -87,7 +117,7 @@ func (e *Engine) post(op *Op, t conduit.PostType, rank int, off int64, buf []byt
 // regErr) through bounce buffers, in pieces of one pooled bounce buffer,
 // or of one descriptor's own bounce buffer when the pool itself cannot be
 // registered.
-func (e *Engine) bounceInstead(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode, regErr error) error {
+func (e *Engine) bounceInstead(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode, via *Via, regErr error) error {
 	c := e.s.BounceCutover
 	if !e.bounce.ready {
 		if err := e.bounce.init(e); err != nil {
@@ -103,7 +133,7 @@ func (e *Engine) bounceInstead(op *Op, t conduit.PostType, rank int, off int64, 
 	e.Stats.RegFallbacks++
 	for len(buf) > 0 {
 		n := min(int64(len(buf)), c)
-		if err := e.post(op, t, rank, off, buf[:n], order); err != nil {
+		if err := e.post(op, t, rank, off, buf[:n], order, via); err != nil {
 			return err
 		}
 		buf, off = buf[n:], off+n
@@ -114,7 +144,7 @@ func (e *Engine) bounceInstead(op *Op, t conduit.PostType, rank int, off int64, 
 // describe fills in what a put or get of n bytes at off of rank's segment
 // tells the backend besides its local buffer: FMA up to the FMA cutover,
 // the block transfer engine above it.
-func (e *Engine) describe(d *pd, t conduit.PostType, rank int, off, n int64, order conduit.OrderingMode) {
+func (e *Engine) describe(d *pd, t conduit.PostType, rank int, off, n int64, order conduit.OrderingMode, via *Via) {
 	d.desc.Type = t
 	d.desc.Mech = conduit.FMA
 	if n > e.s.FMACutover {
@@ -123,6 +153,12 @@ func (e *Engine) describe(d *pd, t conduit.PostType, rank int, off, n int64, ord
 	d.desc.Order = order
 	d.desc.Target = rank
 	d.desc.Remote = e.ep.SegmentHandle(rank)
+	if via != nil {
+		d.desc.Remote = via.Mem
+		if via.Mech != 0 {
+			d.desc.Mech = via.Mech
+		}
+	}
 	d.desc.RemoteOffset = off
 }
 
