@@ -260,6 +260,12 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	} else {
 		cfg.SegmentBytes = need
 	}
+	// What each PE touches: its segment's areas, and a local buffer as
+	// large again outside the segment when the setup asks for one.
+	cfg.ProgramBytes = j.segment
+	if s.Unregistered {
+		cfg.ProgramBytes += j.segment / 2
+	}
 	r := &Result{Benchmark: j.name, Title: j.title, Unit: j.unit, Column: j.column,
 		Nodes: nodes, PPN: ppn, Mechanism: s.Mechanism, Window: s.window()}
 	return cfg, r, nil

@@ -109,6 +109,12 @@ type Config struct {
 	// limit. PGAS_MEMORY_LIMIT; the default is 90% of the memory the
 	// process may use (the machine's, or its control group's limit).
 	MemoryLimit int64
+	// ProgramBytes is the memory each PE's program will touch beyond what
+	// the runtime holds: the pages of its segment's heap it uses and its
+	// own buffers. The plan counts it (Plan.PerPEBytes), so that the
+	// memory limit and the process's memory budget see it. 0: the program
+	// holds little.
+	ProgramBytes int64
 	// Seed seeds every random choice of a simulated backend. PGAS_SEED.
 	Seed uint64
 	// MsgEagerShort: two-sided messages below it go eager in one mailbox

@@ -27,8 +27,7 @@ type Plan struct {
 	// PerPEBytes is the resident memory of one PE: the runtime's state,
 	// the backend's, the PE's stack, and the segment pages the runtime
 	// itself touches (all of the segment where segments are not mapped on
-	// demand). Pages of the symmetric heap that the program touches come
-	// on top.
+	// demand), and the program's own Config.ProgramBytes.
 	PerPEBytes int64
 	// NetworkBytes is the backend's memory whatever the number of PEs: a
 	// simulated network's routers, links and NICs.
@@ -95,7 +94,7 @@ func (cfg Config) Plan() (Plan, error) {
 		return Plan{}, fmt.Errorf("pgas: starting the %s backend: %w", c.Conduit, err)
 	}
 	p := Plan{Config: c, Nodes: bp.Nodes, NetworkBytes: bp.FixedBytes, Detail: bp.Detail}
-	p.PerPEBytes = runtimePEBytes(c, c.PEs) + bp.PerPEBytes
+	p.PerPEBytes = runtimePEBytes(c, c.PEs) + bp.PerPEBytes + max(c.ProgramBytes, 0)
 	p.TotalBytes = int64(c.PEs)*p.PerPEBytes + p.NetworkBytes
 	if c.MemoryLimit > 0 {
 		p.LimitBytes = c.MemoryLimit

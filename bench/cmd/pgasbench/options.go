@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -260,6 +262,13 @@ func (o *options) applyMemoryBudget() error {
 		return usagef("--memory %s: at least 16MiB", o.memory)
 	}
 	pgas.SetMemoryBudget(n)
+	// The budget counts what the jobs hold; the Go collector lets garbage
+	// grow as large again before it runs. A soft limit half the budget
+	// above it makes the collector run sooner when the jobs are large
+	// (unless GOMEMLIMIT chose a limit).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(n + n/2)
+	}
 	return nil
 }
 
