@@ -66,4 +66,4 @@ func itoa(v int) string { return strconv.Itoa(v) }
 
 // ftoa prints a figure with as many digits as it needs, no exponent for
 // ordinary magnitudes.
-func ftoa(v float64) string { return strconv.FormatFloat(finite(v), 'f', -1, 64) }
+func ftoa(v float64) string { return strconv.FormatFloat(Finite(v), 'f', -1, 64) }

@@ -121,7 +121,7 @@ func perOp(rate float64) float64 {
 // num prints a gobench value: two decimals as OSU, more significant
 // digits for small values.
 func num(v float64) string {
-	v = finite(v)
+	v = Finite(v)
 	if v != 0 && math.Abs(v) < 0.01 {
 		return fmt.Sprintf("%.4g", v)
 	}

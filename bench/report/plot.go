@@ -184,7 +184,7 @@ func (f *Figure) bars(p *plot.Plot) (*plot.Plot, error) {
 	vals := make(plotter.Values, len(f.Bars))
 	names := make([]string, len(f.Bars))
 	for i, b := range f.Bars {
-		vals[i], names[i] = finite(b.Value), b.Label
+		vals[i], names[i] = Finite(b.Value), b.Label
 	}
 	bc, err := plotter.NewBarChart(vals, vg.Points(max(4, 300/float64(len(vals)))))
 	if err != nil {

@@ -126,14 +126,14 @@ func NewRecord(run *Run) (*Record, error) {
 		},
 	}
 	for _, p := range r.Points {
-		pr := PointRecord{Size: p.Size, Value: finite(p.Value), Rate: finite(p.Rate)}
+		pr := PointRecord{Size: p.Size, Value: Finite(p.Value), Rate: Finite(p.Rate)}
 		if s.Percentiles {
-			pr.P50, pr.P90, pr.P99 = ptr(finite(p.P50)), ptr(finite(p.P90)), ptr(finite(p.P99))
+			pr.P50, pr.P90, pr.P99 = ptr(Finite(p.P50)), ptr(Finite(p.P90)), ptr(Finite(p.P99))
 		}
 		rec.Points = append(rec.Points, pr)
 	}
 	for _, a := range run.Atomics {
-		rec.Atomics = append(rec.Atomics, AtomicRecord{Name: a.Name, RateMops: finite(a.Rate), LatencyUs: finite(a.Latency)})
+		rec.Atomics = append(rec.Atomics, AtomicRecord{Name: a.Name, RateMops: Finite(a.Rate), LatencyUs: Finite(a.Latency)})
 	}
 	return rec, nil
 }
@@ -216,12 +216,26 @@ func mapOrEmpty[V any](m map[string]V) map[string]V {
 	return maps.Clone(m)
 }
 
-// finite maps NaN and infinities, which JSON cannot hold, to 0.
-func finite(v float64) float64 {
+// Finite maps NaN and infinities, which JSON cannot hold, to 0.
+func Finite(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
 	return v
+}
+
+// Nullable is vs for JSON: NaN and infinities, which JSON cannot hold,
+// become null. It is never nil.
+func Nullable(vs []float64) []*float64 {
+	out := make([]*float64, 0, len(vs))
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			out = append(out, nil)
+		} else {
+			out = append(out, &v)
+		}
+	}
+	return out
 }
 
 func ptr(v float64) *float64 { return &v }

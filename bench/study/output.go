@@ -591,8 +591,8 @@ func (r *Results) NewRecord() *Record {
 				Window: max(cv.Window, 1), Unregistered: cv.Unregistered, Points: []PointRecord{}}
 			for _, p := range cv.Points {
 				_, _, pairs := r.sweepGeometry(name, p.PPN)
-				cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: pairs, BandwidthMBps: finite(p.Bandwidth),
-					Rate: finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
+				cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: pairs, BandwidthMBps: report.Finite(p.Bandwidth),
+					Rate: report.Finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
 			}
 			out = append(out, cr)
 		}
@@ -605,18 +605,10 @@ func (r *Results) NewRecord() *Record {
 	s := Summarize(r)
 	sr := &rec.Summary
 	for _, ra := range s.Ratios {
-		rr := RatioRecord{Mechanism: ra.Mechanism.String(), Size: ra.Size, PPN: ra.PPN, Ratio: []*float64{}}
-		for _, v := range ra.Ratio {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				rr.Ratio = append(rr.Ratio, nil)
-			} else {
-				rr.Ratio = append(rr.Ratio, &v)
-			}
-		}
-		sr.Ratios = append(sr.Ratios, rr)
+		sr.Ratios = append(sr.Ratios, RatioRecord{Mechanism: ra.Mechanism.String(), Size: ra.Size, PPN: ra.PPN, Ratio: report.Nullable(ra.Ratio)})
 	}
 	for _, pk := range s.Peaks {
-		sr.Peaks = append(sr.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, finite(pk.Bandwidth), pk.LastPPN, finite(pk.LastBandwidth)})
+		sr.Peaks = append(sr.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, report.Finite(pk.Bandwidth), pk.LastPPN, report.Finite(pk.LastBandwidth)})
 	}
 	for _, x := range s.Crossovers {
 		xr := CrossoverRecord{Ordering: x.Ordering.String(), PPN: x.PPN, First: x.First.String(), Lo: x.Lo, Hi: x.Hi, Changes: []ChangeRecord{}, Text: x.Text()}
@@ -626,30 +618,17 @@ func (r *Results) NewRecord() *Record {
 		sr.Crossovers = append(sr.Crossovers, xr)
 	}
 	if sat := s.Saturation; sat != nil {
-		sr.Saturation = &SaturationRecord{Level: SaturationLevel, PeakMBps: finite(sat.Peak), PeakPPN: sat.PeakPPN, PeakSize: sat.PeakSize,
-			PPN: orEmpty(sat.PPN), Size: nullable(sat.Size), Violations: sat.Violations()}
+		sr.Saturation = &SaturationRecord{Level: SaturationLevel, PeakMBps: report.Finite(sat.Peak), PeakPPN: sat.PeakPPN, PeakSize: sat.PeakSize,
+			PPN: orEmpty(sat.PPN), Size: report.Nullable(sat.Size), Violations: sat.Violations()}
 	}
 	for _, sd := range s.NonShared {
-		sr.NonShared = append(sr.NonShared, SlowdownRecord{Size: sd.Size, Window: sd.Window, PPN: orEmpty(sd.PPN), Percent: nullable(sd.Percent)})
+		sr.NonShared = append(sr.NonShared, SlowdownRecord{Size: sd.Size, Window: sd.Window, PPN: orEmpty(sd.PPN), Percent: report.Nullable(sd.Percent)})
 	}
 	for _, f := range s.FewCores {
-		sr.FewCores = append(sr.FewCores, FewCoresRecord{Size: f.Size, Window: f.Window, PPN: FewCoresPPN, AtMBps: finite(f.At),
-			BestMBps: finite(f.Best), BestPPN: f.BestPPN, Ratio: finite(f.Ratio())})
+		sr.FewCores = append(sr.FewCores, FewCoresRecord{Size: f.Size, Window: f.Window, PPN: FewCoresPPN, AtMBps: report.Finite(f.At),
+			BestMBps: report.Finite(f.Best), BestPPN: f.BestPPN, Ratio: report.Finite(f.Ratio())})
 	}
 	return rec
-}
-
-// nullable is vs with NaN and infinities as nil.
-func nullable(vs []float64) []*float64 {
-	out := []*float64{}
-	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			out = append(out, nil)
-		} else {
-			out = append(out, &v)
-		}
-	}
-	return out
 }
 
 func orEmpty(s []int) []int {
@@ -657,13 +636,6 @@ func orEmpty(s []int) []int {
 		return []int{}
 	}
 	return s
-}
-
-func finite(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
-	}
-	return v
 }
 
 // WriteJSON prints the study's Record, indented.

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -306,26 +305,13 @@ func checkName(c calibration.Check) string {
 	return fmt.Sprintf("check(%d)", uint8(c))
 }
 
-// jsonNumbers maps NaN and infinities, which JSON cannot hold, to null.
-func jsonNumbers(vs []float64) []*float64 {
-	out := []*float64{}
-	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			out = append(out, nil)
-		} else {
-			out = append(out, &v)
-		}
-	}
-	return out
-}
-
 func writeCalibrationJSON(w io.Writer, o *options, outs []calibration.Outcome, wall time.Duration) error {
 	rec := calibrationRecord{Schema: calibrationSchema, Tool: report.Tool, Version: report.Version, Backend: o.conduit, Seed: o.seed,
 		Rows: []calibrationRow{}, Counts: map[string]int{"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}, WallSeconds: wall.Seconds()}
 	for _, out := range outs {
 		r := out.Row
 		row := calibrationRow{ID: r.ID, Figure: r.Figure, Published: r.Published, Source: r.Source, Conditions: r.Conditions, Miss: r.Miss,
-			Expect: []calibrationExpect{}, Values: jsonNumbers(out.Values), Ratios: jsonNumbers(out.Ratios), Passed: out.Passed,
+			Expect: []calibrationExpect{}, Values: report.Nullable(out.Values), Ratios: report.Nullable(out.Ratios), Passed: out.Passed,
 			Status: string(out.Status), Simulated: out.Simulated(), Ratio: out.Ratio(), Detail: out.Detail, ElapsedSeconds: out.Elapsed.Seconds()}
 		if row.Passed == nil {
 			row.Passed = []bool{}
