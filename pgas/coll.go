@@ -419,6 +419,9 @@ func Allreduce[T Number](t *Team, op ReduceOp, in, out []T) error {
 			return err
 		}
 	}
+	if done, err := directAllreduce(t, op, in, out); done {
+		return err
+	}
 	c, err := t.begin("Allreduce")
 	if err != nil {
 		return err

@@ -267,6 +267,42 @@ func benchBarrier(b *testing.B, pes int) {
 	}
 }
 
+// BenchmarkAllreduce8 is the latency of an allreduce of one float64 over
+// two PEs (through the flags of coll_direct.go), with its allocations.
+func BenchmarkAllreduce8(b *testing.B) { benchAllreduce(b, 2, 1) }
+
+// BenchmarkAllreduce8x4PEs is the same over four PEs.
+func BenchmarkAllreduce8x4PEs(b *testing.B) { benchAllreduce(b, 4, 1) }
+
+// BenchmarkAllreduce1K is an allreduce of 128 float64 over two PEs (active
+// messages).
+func BenchmarkAllreduce1K(b *testing.B) { benchAllreduce(b, 2, 128) }
+
+func benchAllreduce(b *testing.B, pes, n int) {
+	b.ReportAllocs()
+	err := pgas.Run(pgas.Config{PEs: pes, SegmentBytes: benchSegment}, func(pe *pgas.PE) error {
+		in, out := make([]float64, n), make([]float64, n)
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			b.ResetTimer()
+		}
+		for range b.N {
+			if err := pgas.Allreduce(pe.World(), pgas.Sum, in, out); err != nil {
+				return err
+			}
+		}
+		if pe.Rank() == 0 {
+			b.StopTimer()
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkPut8Network is BenchmarkPut8 through post descriptors and the
 // completion queue (direct access off): the cost of the runtime's network
 // path itself.

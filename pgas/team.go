@@ -45,6 +45,8 @@ type Team struct {
 	epochBuf [8]byte
 	seq      uint32 // collectives issued
 	dead     bool
+	direct   int8   // every member reachable by load/store: 0 unknown, 1 yes, -1 no
+	arEpoch  uint64 // allreduces through the flags (coll_direct.go)
 }
 
 type teamTable struct {
@@ -275,6 +277,7 @@ func (t *Team) Split(color, key int) (*Team, error) {
 		for k := range maxRounds {
 			transport.StoreWord(pe.seg, flagOff(id, k), 8, 0)
 		}
+		pe.clearDirectSlots(id)
 		pe.teams.take(id)
 	}
 	if err := t.Barrier(); err != nil {
