@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/gopgas/gopgas/bench/calibration"
 	"github.com/gopgas/gopgas/bench/report"
+	"github.com/gopgas/gopgas/bench/study"
 )
 
 func calibrateCommand() *command {
@@ -26,14 +29,19 @@ func calibrateCommand() *command {
 			"the published value, the simulated value, their ratio, PASS/FAIL/SKIP/ERROR against the row's tolerance, and the conditions the scenario used; " +
 			"the scenario's details and, for rows the model is known to miss, why, follow as indented lines. " +
 			"Rows run in parallel (--parallel) and share the runs several rows draw on. " +
-			"With --check the exit status is 1 when a row fails or errs.",
+			"With --check the exit status is 1 when a row fails or errs. " +
+			"--conduit takes a comma-separated list (or all): the reports follow one another. " +
+			"--html FILE also writes the calibration page, one self-contained HTML file with every row's band, the misses explained, the fitted parameters " +
+			"and, with --study, the ordering study's figures (from its --format json records) beside the paper's account of them.",
 		flags: func(o *options, fs *flag.FlagSet) {
 			def := "gemini"
 			if bs := calibration.Backends(); len(bs) > 0 && !slices.Contains(bs, def) {
 				def = bs[0]
 			}
 			o.conduit = def
-			fs.StringVar(&o.conduit, "conduit", def, "the simulated backend whose rows run: "+strings.Join(calibration.Backends(), ", "))
+			fs.StringVar(&o.conduit, "conduit", def, "the simulated backends whose rows run, comma-separated, or all: "+strings.Join(calibration.Backends(), ", "))
+			fs.StringVar(&o.htmlOut, "html", "", "also write the calibration page to this file (HTML)")
+			fs.StringVar(&o.studyJSON, "study", "", "with --html: ordering-study JSON records (pgasbench ordering --format json), comma-separated, whose figures the page draws")
 			fs.StringVar(&o.rows, "rows", "", "only these row IDs, comma-separated; an ID ending in * matches a prefix (G-ORD*)")
 			fs.BoolVar(&o.jsonOut, "json", false, "print the outcomes as JSON")
 			fs.BoolVar(&o.check, "check", false, "exit with status 1 when a row fails (FAIL or ERROR)")
@@ -53,13 +61,123 @@ func runCalibrate(a *app, ctx context.Context, o *options) error {
 	if err := o.applyMemoryBudget(); err != nil {
 		return err
 	}
-	if !slices.Contains(calibration.Backends(), o.conduit) {
-		return usagef("--conduit %s: no calibration rows (have: %s)", o.conduit, strings.Join(calibration.Backends(), ", "))
+	backends := calibration.Backends()
+	if o.conduit != "all" {
+		backends = splitList(o.conduit)
 	}
-	rows, err := calibration.Select(o.conduit, splitList(o.rows))
+	selected := make([][]*calibration.Row, len(backends))
+	patterns := splitList(o.rows)
+	for i, be := range backends {
+		if !slices.Contains(calibration.Backends(), be) {
+			return usagef("--conduit %s: no calibration rows (have: %s)", be, strings.Join(calibration.Backends(), ", "))
+		}
+		if len(backends) == 1 {
+			rows, err := calibration.Select(be, patterns)
+			if err != nil {
+				return usagef("--rows: %s", strings.TrimPrefix(err.Error(), "calibration: "))
+			}
+			selected[i] = rows
+			continue
+		}
+		// Several backends: each takes the patterns that match its rows.
+		var mine []string
+		for _, p := range patterns {
+			if _, err := calibration.Select(be, []string{p}); err == nil {
+				mine = append(mine, p)
+			}
+		}
+		if len(patterns) == 0 || len(mine) > 0 {
+			selected[i], _ = calibration.Select(be, mine)
+		}
+	}
+	for _, p := range patterns {
+		found := false
+		for _, be := range backends {
+			if _, err := calibration.Select(be, []string{p}); err == nil {
+				found = true
+			}
+		}
+		if !found {
+			return usagef("--rows: no %s row matches %q", strings.Join(backends, " or "), p)
+		}
+	}
+	if o.studyJSON != "" && o.htmlOut == "" {
+		return usagef("--study: only with --html")
+	}
+	var studies []*study.Results
+	for _, f := range splitList(o.studyJSON) {
+		r, err := readStudy(f)
+		if err != nil {
+			return usagef("--study %s: %v", f, err)
+		}
+		studies = append(studies, r)
+	}
+	page := calibration.Page{Seed: o.seed, Studies: studies}
+	var bad []string
+	total := 0
+	printed := false
+	for i, be := range backends {
+		if len(selected[i]) == 0 {
+			continue
+		}
+		if printed && !o.jsonOut {
+			fmt.Fprintln(a.stdout)
+		}
+		printed = true
+		o.conduit = be
+		outs, err := calibrateBackend(a, ctx, o, selected[i])
+		if err != nil {
+			return err
+		}
+		page.Backends = append(page.Backends, calibration.PageBackend{Backend: be, Outcomes: outs})
+		total += len(outs)
+		for _, out := range outs {
+			if out.Status == calibration.Fail || out.Status == calibration.Error {
+				bad = append(bad, out.Row.ID+" "+string(out.Status))
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if o.htmlOut != "" {
+		if err := writePage(o.htmlOut, page); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted")
+	}
+	if o.check && len(bad) > 0 {
+		return &failedError{msg: fmt.Sprintf("--check: %d of %d rows failed: %s", len(bad), total, strings.Join(bad, ", "))}
+	}
+	return nil
+}
+
+// readStudy reads an ordering study's JSON record.
+func readStudy(path string) (*study.Results, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return usagef("--rows: %s", strings.TrimPrefix(err.Error(), "calibration: "))
+		return nil, err
 	}
+	defer f.Close()
+	return study.ReadJSON(f)
+}
+
+// writePage writes the calibration page to path, whole or not at all.
+func writePage(path string, p calibration.Page) error {
+	var buf bytes.Buffer
+	if err := calibration.WritePage(&buf, p); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--html: %w", err)
+	}
+	return nil
+}
+
+// calibrateBackend runs and prints rows of backend o.conduit.
+func calibrateBackend(a *app, ctx context.Context, o *options, rows []*calibration.Row) ([]calibration.Outcome, error) {
 	opts := calibration.Options{Seed: o.seed, Parallel: o.parallel}
 	if a.terminal {
 		var mu sync.Mutex
@@ -84,9 +202,10 @@ func runCalibrate(a *app, ctx context.Context, o *options) error {
 			if len(ids) > 4 {
 				ids = append(ids[:4], "...")
 			}
-			a.progress("calibrate: %d/%d rows done; running %s", done, len(rows), strings.Join(ids, " "))
+			a.progress("calibrate: %s: %d/%d rows done; running %s", o.conduit, done, len(rows), strings.Join(ids, " "))
 		}
 	}
+	var err error
 	start := time.Now()
 	outs := calibration.NewSession(opts).EvaluateAll(ctx, rows)
 	wall := time.Since(start)
@@ -97,23 +216,9 @@ func runCalibrate(a *app, ctx context.Context, o *options) error {
 		err = writeCalibrationTable(a.stdout, o, outs, wall)
 	}
 	if err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+		return nil, fmt.Errorf("writing the report: %w", err)
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted")
-	}
-	if o.check {
-		var bad []string
-		for _, out := range outs {
-			if out.Status == calibration.Fail || out.Status == calibration.Error {
-				bad = append(bad, out.Row.ID+" "+string(out.Status))
-			}
-		}
-		if len(bad) > 0 {
-			return &failedError{msg: fmt.Sprintf("--check: %d of %d rows failed: %s", len(bad), len(outs), strings.Join(bad, ", "))}
-		}
-	}
-	return nil
+	return outs, nil
 }
 
 // Widths of the report's columns; longer text wraps within its column.

@@ -10,8 +10,9 @@ import (
 )
 
 // docCommands are the pgasbench command lines of docs/pgasbench.md's code
-// blocks, as argument lists: prompts, line continuations and output
-// redirections resolved, synopsis lines with placeholders left out.
+// blocks, as argument lists: prompts and line continuations resolved, an
+// output redirection kept as the last two words (">", the file), synopsis
+// lines with placeholders left out.
 func docCommands(t *testing.T) [][]string {
 	t.Helper()
 	b, err := os.ReadFile("../../../docs/pgasbench.md")
@@ -42,8 +43,12 @@ func docCommands(t *testing.T) [][]string {
 		if !ok || strings.ContainsAny(rest, "[|") || strings.Contains(rest, "SUBCOMMAND") {
 			continue // output, another program, or a synopsis
 		}
-		rest, _, _ = strings.Cut(rest, ">") // the output's file
-		cmds = append(cmds, shellWords(rest))
+		rest, file, redirected := strings.Cut(rest, ">")
+		args := shellWords(rest)
+		if redirected { // the output's file, kept as the last two words
+			args = append(args, ">", strings.TrimSpace(file))
+		}
+		cmds = append(cmds, args)
 	}
 	return cmds
 }
@@ -82,6 +87,9 @@ func small(args []string, short bool) []string {
 	case "ordering":
 		return append(out, "-m", "8:64", "--ppn-list", "1,2", "--sweep-sizes", "64", "--nodes", "2", "--ppn", "2", "-i", "1", "-x", "1", "--put-sweep=false", "--onesided-sweep=false")
 	case "calibrate":
+		if !slices.Contains(out, "--rows") { // the whole report: a row of each backend
+			out = append(out, "--rows", "G-CLK,A-FLITS")
+		}
 		if short {
 			for i := range out {
 				if out[i] == "--rows" && i+1 < len(out) {
@@ -109,10 +117,19 @@ func TestDocsCommandsRun(t *testing.T) {
 	t.Chdir(t.TempDir()) // plots and files the commands write
 	for _, args := range cmds {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var file string
+			if n := len(args); n > 2 && args[n-2] == ">" {
+				args, file = args[:n-2], args[n-1]
+			}
 			// Under the race detector a calibration row runs ten times
 			// slower: the documented rows run in full only without it.
 			run := small(args, testing.Short() || race.Enabled)
 			r := pgasbench(t, nil, false, run...)
+			if file != "" {
+				if err := os.WriteFile(file, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			switch {
 			case r.code == exitUsage:
 				t.Fatalf("pgasbench %s: usage error:\n%s", strings.Join(run, " "), r.stderr)

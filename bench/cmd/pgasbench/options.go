@@ -48,6 +48,7 @@ type options struct {
 	putSweep, oneSided     bool
 	rows                   string
 	jsonOut, check, timing bool
+	htmlOut, studyJSON     string // calibrate --html, --study
 }
 
 func newOptions(cmd *command) *options {
