@@ -50,12 +50,9 @@ func (c Collective) title() string {
 	return "OSU gopgas Collective Latency Test"
 }
 
-// OSU's iteration counts of the collectives: 1000 (warm-up 100), above
-// LargeSize 100 (10).
-const (
-	collIters, collSkip   = 1000, 100
-	collItersL, collSkipL = 100, 10
-)
+// OSU's iteration counts of the collectives: 1000, above LargeSize 100
+// (the warm-up is the latency tests': 100, above LargeSize 10).
+const collIters, collItersL = 1000, 100
 
 // Collectives measures the latency of a collective on every PE, as OSU's
 // collective tests: each PE's average over the iterations, then Value is
@@ -78,18 +75,14 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 		bin := make([]byte, hi*n)
 		bout := make([]byte, hi*n)
 		for i, size := range sizes {
-			iters, skip := collIters, collSkip
-			if size > LargeSize {
-				iters, skip = collItersL, collSkipL
-			}
-			if s.Iterations > 0 {
-				iters = s.Iterations
-			}
-			switch {
-			case s.Warmup > 0:
-				skip = s.Warmup
-			case s.Warmup == NoWarmup:
-				skip = 0
+			// OSU's collective counts: the latency tests' warm-up, 1000
+			// iterations (100 above LargeSize).
+			iters, skip := s.iterations(size, true)
+			if s.Iterations == 0 {
+				iters = collIters
+				if size > LargeSize {
+					iters = collItersL
+				}
 			}
 			keep := s.Percentiles || validate
 			errs := 0

@@ -59,13 +59,18 @@ func msgAreas(pe *pgas.PE, area int64) (send, recv []byte, err error) {
 	return send, recv, err
 }
 
-// sumErrors adds up the validation errors of every PE (every PE calls it).
-func sumErrors(pe *pgas.PE, errs int) (int, error) {
-	v := []int64{int64(errs)}
-	if err := pgas.Allreduce(pe.World(), pgas.Sum, v, v); err != nil {
-		return 0, err
+// senderMean averages x over the senders and adds up every PE's
+// validation errors (every PE calls it): the mean, the number of senders,
+// the errors.
+func senderMean(pe *pgas.PE, x float64, sender bool, errs int) (mean, senders float64, total int, err error) {
+	v := []float64{0, 0, float64(errs)}
+	if sender {
+		v[0], v[1] = x, 1
 	}
-	return int(v[0]), nil
+	if err := pgas.Allreduce(pe.World(), pgas.Sum, v, v); err != nil {
+		return 0, 0, 0, err
+	}
+	return v[0] / max(v[1], 1), v[1], int(v[2]), nil
 }
 
 // MsgLatency is osu_latency: rank 0 sends a message of the size to rank
@@ -143,19 +148,12 @@ func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
 // over the senders, rank 0's samples for the percentiles, the errors of
 // every PE. Every PE calls it.
 func (s Setup) addPoint(pe *pgas.PE, r *Result, size, iters int, mean float64, sender bool, samples []float64, errs int) error {
-	v := []float64{0, 0}
-	if sender {
-		v = []float64{mean, 1}
-	}
-	if err := pgas.Allreduce(pe.World(), pgas.Sum, v, v); err != nil {
-		return err
-	}
-	total, err := sumErrors(pe, errs)
+	avg, _, total, err := senderMean(pe, mean, sender, errs)
 	if err != nil {
 		return err
 	}
 	if pe.Rank() == 0 {
-		p := Point{Size: size, Value: v[0] / max(v[1], 1), Iterations: iters, Errors: total}
+		p := Point{Size: size, Value: avg, Iterations: iters, Errors: total}
 		s.percentiles(&p, samples)
 		r.Points = append(r.Points, p)
 	}
@@ -305,23 +303,16 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 			}
 			d := pe.Now() - start
 			// The senders' time, averaged over the senders.
-			v := []float64{0, 0}
-			if sender && peer >= 0 {
-				v = []float64{d.Seconds(), 1}
-			}
-			if err := pgas.Allreduce(pe.World(), pgas.Sum, v, v); err != nil {
-				return err
-			}
-			total, err := sumErrors(pe, errs)
+			secs, senders, total, err := senderMean(pe, d.Seconds(), sender && peer >= 0, errs)
 			if err != nil {
 				return err
 			}
 			if pe.Rank() == 0 {
-				msgs := float64(w) * float64(iters) * v[1]
+				msgs := float64(w) * float64(iters) * senders
 				if both {
 					msgs *= 2
 				}
-				t := time.Duration(v[0] / max(v[1], 1) * float64(time.Second))
+				t := time.Duration(secs * float64(time.Second))
 				p := Point{Size: size, Value: mbps(float64(size)*msgs, t), Iterations: iters, Errors: total}
 				if t > 0 {
 					p.Rate = msgs / t.Seconds()

@@ -141,7 +141,7 @@ func TestOMBStructure(t *testing.T) {
 				if _, sized := strings.CutPrefix(oc, "# Size"); sized && len(ge) > 0 && len(oe) > 0 {
 					ge, oe = ge[1:], oe[1:]
 				}
-				if !equalInts(ge, oe) {
+				if !slicesEqual(ge, oe) {
 					t.Errorf("row %q has fields ending at %v, OSU's %q at %v", g, ge, orows[0], oe)
 				}
 			}
@@ -155,16 +155,4 @@ func TestOMBStructure(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
