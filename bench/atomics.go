@@ -127,12 +127,12 @@ func Atomics(s Setup, filter string) ([]AtomicRow, *Result, error) {
 				return err
 			}
 			if pe.Rank() == 0 {
-				lat, _, err := timed(pe, iters, skip, false, 1, func() error { return c.run(pe, peer, off, false, nil) })
+				lat, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, false, nil) })
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
 				iters, skip = s.iterations(8, false)
-				per, _, err := timed(pe, iters, skip, false, 1, func() error { return c.run(pe, peer, off, true, hs) })
+				per, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, true, hs) })
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
@@ -223,5 +223,34 @@ func ManyToOne(s Setup, vars int) (*Result, error) {
 			}
 		}
 		return nil
+	})
+}
+
+// AtomicLatency is one of OSU's one-sided atomic latency tests on a 64-bit
+// integer of rank n/2, from rank 0, blocking: "fop_latency" (osu_fop_latency,
+// a fetching add), "cas_latency" (osu_cas_latency, a compare-and-swap) or
+// "acc_latency" (osu_acc_latency, a non-fetching add). One point, of 8
+// bytes; microseconds per operation over OSU's latency iterations.
+func AtomicLatency(s Setup, name string) (*Result, error) {
+	var c atomicCase
+	var title string
+	switch name {
+	case "fop_latency":
+		c, title = opCase[int64]("fadd int64", pgas.AtomicAdd, true), "OSU gopgas Fetch_and_op latency Test"
+	case "cas_latency":
+		c, title = cswapCase[int64]("cswap int64"), "OSU gopgas Compare_and_swap latency Test"
+	case "acc_latency":
+		c, title = opCase[int64]("add int64", pgas.AtomicAdd, false), "OSU gopgas Accumulate latency Test"
+	default:
+		return nil, fmt.Errorf("%w: atomic latency test %q: not fop_latency, cas_latency or acc_latency", ErrBadSetup, name)
+	}
+	j := p2pJob(name, title, "us", "Latency (us)", []int{8}, 64)
+	return s.run(j, func(pe *pgas.PE, r *Result) error {
+		off, err := pe.Alloc(8, 8)
+		if err != nil {
+			return err
+		}
+		peer := peerOf(pe)
+		return s.latencySweep(pe, r, []int{8}, 1, func(int) error { return c.run(pe, peer, off, false, nil) })
 	})
 }

@@ -77,8 +77,20 @@ type Setup struct {
 	// small transfers and registers large ones for each transfer
 	// (G-BOUNCE, G-DYNREG); by default they lie in the registered segment.
 	Unregistered bool
-	// Percentiles asks for P50/P90/P99 of the per-iteration figures.
+	// Percentiles asks for percentiles of the per-iteration figures
+	// (OSU's -z): those of Tail, or P50, P90 and P99 when Tail is empty.
+	// The clock is read around every iteration only then (and under
+	// Validate); otherwise the loop is timed as a whole.
 	Percentiles bool
+	// Tail lists the percentiles (0 to 100) -z asks for; empty means 50,
+	// 90 and 99.
+	Tail []int
+	// Full asks the collectives for the minimum and maximum over PEs of
+	// their average latency, beside the average (OSU's -f).
+	Full bool
+	// Validate checks the data the two-sided and collective benchmarks
+	// receive (OSU's -c); each point then counts the errors found.
+	Validate bool
 	// Progress, when not nil, is called after each size is measured.
 	Progress func(done, total int)
 }
@@ -143,6 +155,16 @@ type Point struct {
 	// P50, P90 and P99 are percentiles of the per-iteration figures, when
 	// Setup.Percentiles asked for them.
 	P50, P90, P99 float64
+	// Tails are the percentiles of Result.Tail, in its order.
+	Tails []float64
+	// Min and Max are the smallest and largest over PEs of their average
+	// (the collectives; Value is the average over PEs, as OSU's).
+	Min, Max float64
+	// Iterations is the number of timed iterations of the point.
+	Iterations int
+	// Errors counts the received buffers that failed validation, when
+	// Result.Validated.
+	Errors int
 }
 
 // Result is one benchmark run.
@@ -167,6 +189,13 @@ type Result struct {
 	// Report is the backend's report of the job (simulated end time,
 	// events, model counters).
 	Report pgas.Report
+	// Tail lists the percentiles of Point.Tails (empty without -z).
+	Tail []int
+	// Full: the points carry Min, Max and Iterations (OSU's -f).
+	Full bool
+	// Validated: the received data was checked and Point.Errors counts
+	// the failures (OSU's -c).
+	Validated bool
 	// Points are the figures by size.
 	Points []Point
 	// Rank0 says this process ran rank 0, which measures and fills the
@@ -206,6 +235,7 @@ type job struct {
 	nodes, ppn                int  // defaults
 	minPEs                    int  // at least
 	even                      bool // an even number of PEs
+	all                       bool // every PE of the first half pairs with one of the second
 	sizes                     []int
 	segment                   int64 // bytes per PE beyond the reserved part
 }
@@ -233,6 +263,11 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	}
 	if s.Window < 0 || s.Iterations < 0 || s.Warmup < NoWarmup {
 		return pgas.Config{}, nil, fmt.Errorf("%w: %s: window %d, iterations %d, warm-up %d", ErrBadSetup, j.name, s.Window, s.Iterations, s.Warmup)
+	}
+	for _, q := range s.Tail {
+		if q < 0 || q > 100 {
+			return pgas.Config{}, nil, fmt.Errorf("%w: %s: percentile %d is not between 0 and 100", ErrBadSetup, j.name, q)
+		}
 	}
 	cfg, err := s.Config.Resolve()
 	if err != nil {
@@ -268,6 +303,9 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	}
 	r := &Result{Benchmark: j.name, Title: j.title, Unit: j.unit, Column: j.column,
 		Nodes: nodes, PPN: ppn, Mechanism: s.Mechanism, Window: s.window()}
+	if s.Percentiles {
+		r.Tail = s.tails()
+	}
 	return cfg, r, nil
 }
 
@@ -313,8 +351,21 @@ func (s Setup) progress(pe *pgas.PE, i, n int) {
 	}
 }
 
-// percentiles sets p's P50, P90 and P99 from samples (sorted in place).
-func percentiles(p *Point, samples []float64) {
+// DefaultTail is OSU's list of percentiles for -z without a list.
+var DefaultTail = []int{50, 90, 99}
+
+// tails is the list of percentiles asked for.
+func (s Setup) tails() []int {
+	if len(s.Tail) == 0 {
+		return DefaultTail
+	}
+	return s.Tail
+}
+
+// percentiles sets p's P50, P90 and P99 and its Tails (the percentiles of
+// the setup's list) from samples (sorted in place). A percentile q is the
+// sample of rank ceil(q/100 x n).
+func (s Setup) percentiles(p *Point, samples []float64) {
 	if len(samples) == 0 {
 		return
 	}
@@ -324,6 +375,9 @@ func percentiles(p *Point, samples []float64) {
 		return samples[max(0, min(i, len(samples)-1))]
 	}
 	p.P50, p.P90, p.P99 = at(0.50), at(0.90), at(0.99)
+	for _, q := range s.tails() {
+		p.Tails = append(p.Tails, at(float64(q)/100))
+	}
 }
 
 // us is d in microseconds.
@@ -376,23 +430,37 @@ func (s Setup) areas(pe *pgas.PE, n int64) (src, dst int64, local []byte, err er
 }
 
 // timed runs f iters+skip times on one PE and returns the mean time of the
-// last iters runs, and their times when keep is set, in microseconds,
-// divided by div (2 for half a round trip).
-func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, f func() error) (mean float64, samples []float64, err error) {
-	var start time.Duration
+// last iters runs in microseconds, divided by div (2 for half a round
+// trip). As OSU, the timed runs are timed as a whole: the clock is read
+// around each run only when keep is set (-z, -c), and then their times
+// are returned too and the mean is their sum over iters. prep, when not
+// nil, runs before each run, outside the time (the validation's fill).
+func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int), f func() error) (mean float64, samples []float64, err error) {
+	var start, sum time.Duration
 	for k := range iters + skip {
+		if prep != nil {
+			prep(k)
+		}
 		if k == skip {
 			start = pe.Now()
 		}
-		t0 := pe.Now()
+		var t0 time.Duration
+		if keep {
+			t0 = pe.Now()
+		}
 		if err := f(); err != nil {
 			return 0, nil, err
 		}
 		if keep && k >= skip {
-			samples = append(samples, us(pe.Now()-t0)/div)
+			d := pe.Now() - t0
+			sum += d
+			samples = append(samples, us(d)/div)
 		}
 	}
-	return us(pe.Now()-start) / float64(iters) / div, samples, nil
+	if !keep {
+		sum = pe.Now() - start
+	}
+	return us(sum) / float64(iters) / div, samples, nil
 }
 
 // together runs body iters+skip times on every PE, the active ones

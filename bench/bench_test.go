@@ -111,8 +111,36 @@ func TestBenchmarksRun(t *testing.T) {
 				assert.Positive(t, row.Rate, row.Name)
 				assert.Positive(t, row.Latency, row.Name)
 			}
+			// The two-sided OSU benchmarks, with validation; 64 KiB
+			// messages take the rendezvous protocol.
+			v := s
+			v.Validate = true
+			two := []int{8, 64 << 10}
+			for _, f := range []func(bench.Setup, []int) (*bench.Result, error){bench.MsgLatency, bench.MsgBW, bench.MsgBiBW} {
+				r, err = f(v, two)
+				check(r, err, 2)
+				assert.True(t, r.Validated)
+				for _, p := range r.Points {
+					assert.Zero(t, p.Errors, "%s size %d", r.Benchmark, p.Size)
+				}
+			}
+			assert.Positive(t, r.Points[0].P50, "bibw's percentiles")
+			v.PPN = 2
+			for _, f := range []func(bench.Setup, []int) (*bench.Result, error){bench.MsgMBWMR, bench.MsgMultiLat} {
+				r, err = f(v, two)
+				check(r, err, 2)
+				for _, p := range r.Points {
+					assert.Zero(t, p.Errors, "%s size %d", r.Benchmark, p.Size)
+				}
+			}
+			for _, name := range []string{"fop_latency", "cas_latency", "acc_latency"} {
+				r, err = bench.AtomicLatency(s, name)
+				check(r, err, 1)
+				assert.Equal(t, name, r.Benchmark)
+			}
 			mo := s
 			mo.Nodes, mo.PPN = 2, 2
+			mo.Full, mo.Validate, mo.Tail = true, true, []int{50, 95}
 			r, err = bench.ManyToOne(mo, 16)
 			check(r, err, 1)
 			for _, c := range []bench.Collective{bench.Barrier, bench.Broadcast, bench.Allreduce, bench.Alltoall} {
@@ -122,6 +150,13 @@ func TestBenchmarksRun(t *testing.T) {
 					n = 1
 				}
 				check(r, err, n)
+				assert.Equal(t, c != bench.Barrier, r.Validated, c.String())
+				for _, p := range r.Points {
+					assert.Zero(t, p.Errors, "%s size %d", c, p.Size)
+					assert.LessOrEqual(t, p.Min, p.Value, c.String())
+					assert.GreaterOrEqual(t, p.Max, p.Value, c.String())
+					assert.Len(t, p.Tails, 2, c.String())
+				}
 			}
 		})
 	}
@@ -138,4 +173,25 @@ func TestSimulatedBenchmarksAreDeterministic(t *testing.T) {
 	assert.Equal(t, a.Points, b.Points)
 	assert.Equal(t, a.Report, b.Report)
 	assert.Greater(t, a.Points[1].Value, a.Points[0].Value, "64 KiB puts move more bytes per second than 1 KiB ones")
+	// Two-sided too: the same figures again, and the rendezvous of 64 KiB
+	// moves more bytes per second than 1 KiB eager messages.
+	c, err := bench.MsgBW(s, []int{1024, 65536})
+	require.NoError(t, err)
+	d, err := bench.MsgBW(s, []int{1024, 65536})
+	require.NoError(t, err)
+	assert.Equal(t, c.Points, d.Points)
+	assert.Greater(t, c.Points[1].Value, c.Points[0].Value)
+	l, err := bench.MsgLatency(s, []int{8, 65536})
+	require.NoError(t, err)
+	assert.Greater(t, l.Points[1].Value, l.Points[0].Value, "a 64 KiB message takes longer than 8 bytes")
+}
+
+// Validation finds corrupted data: a receive buffer that the pattern does
+// not fill fails.
+func TestValidationCanFail(t *testing.T) {
+	assert.True(t, bench.ValidPattern(bench.FillPattern(make([]byte, 64), 3), 3))
+	assert.False(t, bench.ValidPattern(bench.FillPattern(make([]byte, 64), 3), 4))
+	b := bench.FillPattern(make([]byte, 64), 3)
+	b[17]++
+	assert.False(t, bench.ValidPattern(b, 3))
 }

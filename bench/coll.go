@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"time"
 
 	"github.com/gopgas/gopgas/pgas"
@@ -34,18 +35,39 @@ func (c Collective) String() string {
 	return "collective?"
 }
 
-// Collectives measures the latency of a collective on every PE (the
-// average over iterations, the maximum over PEs, as OSU's avg latency
-// column of the slowest PE), in microseconds. Defaults: 2 nodes, 4 PEs per
-// node. For Barrier, sizes may be nil.
+// title is OSU's title of the collective, with gopgas for MPI.
+func (c Collective) title() string {
+	switch c {
+	case Barrier:
+		return "OSU gopgas Barrier Latency Test"
+	case Broadcast:
+		return "OSU gopgas Broadcast Latency Test"
+	case Allreduce:
+		return "OSU gopgas Allreduce Latency Test"
+	case Alltoall:
+		return "OSU gopgas All-to-All Personalized Exchange Latency Test"
+	}
+	return "OSU gopgas Collective Latency Test"
+}
+
+// OSU's iteration counts of the collectives: 1000, above LargeSize 100
+// (the warm-up is the latency tests': 100, above LargeSize 10).
+const collIters, collItersL = 1000, 100
+
+// Collectives measures the latency of a collective on every PE, as OSU's
+// collective tests: each PE's average over the iterations, then Value is
+// the average of those over PEs, Min and Max the smallest and largest, in
+// microseconds. Defaults: 2 nodes, 4 PEs per node, OSU's iterations. For
+// Barrier, sizes may be nil. With Setup.Validate, every PE checks what
+// each broadcast, allreduce or all-to-all delivered (not timed).
 func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 	if c == Barrier || len(sizes) == 0 {
 		sizes = []int{0}
 	}
 	hi := maxSize(sizes)
-	title := "OSU-style " + c.String() + " Latency Test"
-	j := &job{name: c.String(), title: title, unit: "us", column: "Avg Latency(us)", nodes: 2, ppn: 4, minPEs: 1, sizes: sizes}
-	return s.run(j, func(pe *pgas.PE, r *Result) error {
+	j := &job{name: c.String(), title: c.title(), unit: "us", column: "Avg Latency(us)", nodes: 2, ppn: 4, minPEs: 1, sizes: sizes}
+	validate := s.Validate && c != Barrier
+	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		n := pe.Size()
 		w := pe.World()
 		in := make([]float64, max(hi/8, 1))
@@ -53,21 +75,32 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 		bin := make([]byte, hi*n)
 		bout := make([]byte, hi*n)
 		for i, size := range sizes {
+			// OSU's collective counts: the latency tests' warm-up, 1000
+			// iterations (100 above LargeSize).
 			iters, skip := s.iterations(size, true)
 			if s.Iterations == 0 {
-				// OSU's collective tests run 1000 (100 above 8 KiB).
-				iters = 1000
+				iters = collIters
 				if size > LargeSize {
-					iters = 100
+					iters = collItersL
 				}
 			}
-			var start time.Duration
+			keep := s.Percentiles || validate
+			errs := 0
+			var start, sum time.Duration
+			var samples []float64
 			for k := range iters + skip {
+				if validate {
+					collFill(pe, c, k, size, in, bin)
+				}
 				if k == skip {
 					if err := pe.Barrier(); err != nil {
 						return err
 					}
 					start = pe.Now()
+				}
+				var t0 time.Duration
+				if keep {
+					t0 = pe.Now()
 				}
 				var err error
 				switch c {
@@ -84,16 +117,100 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 				if err != nil {
 					return err
 				}
+				if keep && k >= skip {
+					d := pe.Now() - t0
+					sum += d
+					samples = append(samples, us(d))
+				}
+				if validate && !collValid(pe, c, k, size, out, bin, bout) {
+					errs++
+				}
 			}
-			lat := []float64{us(pe.Now()-start) / float64(iters)}
-			if err := pgas.Allreduce(w, pgas.Max, lat, lat); err != nil {
+			if !keep {
+				sum = pe.Now() - start
+			}
+			mine := us(sum) / float64(iters)
+			stats := []float64{mine}
+			lo := []float64{mine}
+			if err := pgas.Allreduce(w, pgas.Sum, stats, stats); err != nil {
+				return err
+			}
+			if err := pgas.Allreduce(w, pgas.Min, lo, lo); err != nil {
+				return err
+			}
+			hi := []float64{mine}
+			if err := pgas.Allreduce(w, pgas.Max, hi, hi); err != nil {
+				return err
+			}
+			bad := []float64{float64(errs)}
+			if err := pgas.Allreduce(w, pgas.Sum, bad, bad); err != nil {
 				return err
 			}
 			if pe.Rank() == 0 {
-				r.Points = append(r.Points, Point{Size: size, Value: lat[0]})
+				p := Point{Size: size, Value: stats[0] / float64(n), Min: lo[0], Max: hi[0], Iterations: iters, Errors: int(bad[0])}
+				s.percentiles(&p, samples)
+				r.Points = append(r.Points, p)
 			}
 			s.progress(pe, i, len(sizes))
 		}
 		return nil
 	})
+	if res != nil {
+		res.Full, res.Validated = s.Full, validate
+	}
+	return res, err
+}
+
+// collPattern is the byte validation expects at index x of the data PE
+// rank contributes in iteration k.
+func collPattern(rank, k, x int) byte { return byte(rank*31 + k*7 + x) }
+
+// collFill fills this PE's contribution to iteration k.
+func collFill(pe *pgas.PE, c Collective, k, size int, in []float64, bin []byte) {
+	r := pe.Rank()
+	switch c {
+	case Broadcast:
+		for x := range size {
+			bin[x] = collPattern(r, k, x)
+		}
+	case Allreduce:
+		for x := range max(size/8, 1) {
+			in[x] = float64(r + k + x)
+		}
+	case Alltoall:
+		for x := range size * pe.Size() {
+			bin[x] = collPattern(r, k, x)
+		}
+	}
+}
+
+// collValid checks what iteration k delivered to this PE.
+func collValid(pe *pgas.PE, c Collective, k, size int, out []float64, bin, bout []byte) bool {
+	n, r := pe.Size(), pe.Rank()
+	switch c {
+	case Broadcast:
+		for x := range size {
+			if bin[x] != collPattern(0, k, x) {
+				return false
+			}
+		}
+	case Allreduce:
+		for x := range max(size/8, 1) {
+			// The sum over ranks of rank+k+x.
+			want := float64(n*(n-1)/2 + n*(k+x))
+			if math.Abs(out[x]-want) > 1e-9*math.Max(1, want) {
+				return false
+			}
+		}
+	case Alltoall:
+		// Block src of the output is block r of src's input.
+		for src := range n {
+			for x := range size {
+				if bout[src*size+x] != collPattern(src, k, r*size+x) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

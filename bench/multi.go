@@ -4,12 +4,13 @@ import (
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// MBWMR is OSU's multiple-bandwidth / message-rate test on puts: PE i of
+// MBWMR is OSU's multiple-bandwidth / message-rate test on puts (the
+// CLI's put_mbw_mr; MsgMBWMR is osu_mbw_mr on Isend and Irecv): PE i of
 // the first half sends windows of non-blocking puts to PE i + n/2 and waits
 // for each window; the figure is the aggregate bandwidth in MB/s and Rate
 // the aggregate messages per second. Defaults: 2 nodes, 1 PE per node.
 func MBWMR(s Setup, sizes []int) (*Result, error) {
-	return multiPair(s, sizes, &job{name: "mbw_mr", title: "OSU-style Multiple Bandwidth / Message Rate Test", unit: "MB/s",
+	return multiPair(s, sizes, &job{name: "put_mbw_mr", title: "OSU gopgas Put Multiple Bandwidth / Message Rate Test", unit: "MB/s",
 		column: "MB/s", nodes: 2, ppn: 1, minPEs: 2, even: true, sizes: sizes}, true, false)
 }
 
@@ -83,7 +84,7 @@ func multiPair(s Setup, sizes []int, j *job, put, bidirectional bool) (*Result, 
 			if pe.Rank() == 0 {
 				ops := float64(w) * float64(iters) * float64(senders)
 				d := pe.Now() - start
-				r.Points = append(r.Points, Point{Size: size, Value: mbps(float64(size)*ops, d), Rate: ops / d.Seconds()})
+				r.Points = append(r.Points, Point{Size: size, Value: mbps(float64(size)*ops, d), Rate: ops / d.Seconds(), Iterations: iters})
 			}
 			s.progress(pe, i, len(sizes))
 		}

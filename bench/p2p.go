@@ -18,13 +18,14 @@ func p2pJob(name, title, unit, column string, sizes []int, segment int64) *job {
 	return &job{name: name, title: title, unit: unit, column: column, nodes: 2, ppn: 1, minPEs: 2, sizes: sizes, segment: segment}
 }
 
-// Latency is the active-message ping-pong: rank 0 sends a request with a
-// payload of the size (Short for 0 bytes, Medium up to the largest Medium,
-// Long beyond), whose handler replies with as much; the figure is half the
-// round trip, in microseconds (OSU's osu_latency on active messages).
+// Latency is the active-message ping-pong (the CLI's am_latency): rank 0
+// sends a request with a payload of the size (Short for 0 bytes, Medium up
+// to the largest Medium, Long beyond), whose handler replies with as much;
+// the figure is half the round trip, in microseconds (osu_latency's loop on
+// active messages; MsgLatency is osu_latency on Send and Recv).
 func Latency(s Setup, sizes []int) (*Result, error) {
 	hi := int64(maxSize(sizes))
-	j := p2pJob("latency", "OSU-style Active Message Latency Test", "us", "Latency (us)", sizes, 2*hi)
+	j := p2pJob("am_latency", "OSU gopgas Active Message Latency Test", "us", "Latency (us)", sizes, 2*hi)
 	return s.run(j, func(pe *pgas.PE, r *Result) error {
 		_, land, payload, err := Setup{}.areas(pe, hi)
 		if err != nil {
@@ -93,9 +94,9 @@ func GetLatency(s Setup, sizes []int) (*Result, error) {
 
 func rmaLatency(s Setup, sizes []int, put bool) (*Result, error) {
 	hi := int64(maxSize(sizes))
-	name, title := "put_latency", "OSU-style Put Latency Test"
+	name, title := "put_latency", "OSU gopgas Put Latency Test"
 	if !put {
-		name, title = "get_latency", "OSU-style Get Latency Test"
+		name, title = "get_latency", "OSU gopgas Get latency Test"
 	}
 	j := p2pJob(name, title, "us", "Latency (us)", sizes, 2*hi)
 	return s.run(j, func(pe *pgas.PE, r *Result) error {
@@ -123,12 +124,12 @@ func (s Setup) latencySweep(pe *pgas.PE, r *Result, sizes []int, div float64, op
 			return err
 		}
 		if pe.Rank() == 0 {
-			mean, samples, err := timed(pe, iters, skip, s.Percentiles, div, func() error { return op(size) })
+			mean, samples, err := timed(pe, iters, skip, s.Percentiles, div, nil, func() error { return op(size) })
 			if err != nil {
 				return err
 			}
-			p := Point{Size: size, Value: mean}
-			percentiles(&p, samples)
+			p := Point{Size: size, Value: mean, Iterations: iters}
+			s.percentiles(&p, samples)
 			r.Points = append(r.Points, p)
 		}
 		s.progress(pe, i, len(sizes))
@@ -140,18 +141,19 @@ func (s Setup) latencySweep(pe *pgas.PE, r *Result, sizes []int, div float64, op
 // distinct slots of its peer, each window then waited for, in MB/s; Rate
 // is puts per second.
 func PutBW(s Setup, sizes []int) (*Result, error) {
-	return rmaBW(s, sizes, "put_bw", "OSU-style Put Bandwidth Test", true, false)
+	return rmaBW(s, sizes, "put_bw", "OSU gopgas Put Bandwidth Test", true, false)
 }
 
 // GetBW is PutBW with gets.
 func GetBW(s Setup, sizes []int) (*Result, error) {
-	return rmaBW(s, sizes, "get_bw", "OSU-style Get Bandwidth Test", false, false)
+	return rmaBW(s, sizes, "get_bw", "OSU gopgas Get Bandwidth Test", false, false)
 }
 
-// BiBW is PutBW in both directions at once: rank 0 and its peer put to
-// each other; the figure is the total.
+// BiBW is PutBW in both directions at once (the CLI's put_bibw, OSU's
+// osu_put_bibw): rank 0 and its peer put to each other; the figure is the
+// total. MsgBiBW is osu_bibw on Isend and Irecv.
 func BiBW(s Setup, sizes []int) (*Result, error) {
-	return rmaBW(s, sizes, "bibw", "OSU-style Bidirectional Put Bandwidth Test", true, true)
+	return rmaBW(s, sizes, "put_bibw", "OSU gopgas Put Bi-directional Bandwidth Test", true, true)
 }
 
 func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, error) {
@@ -177,7 +179,10 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 			var samples []float64
 			k := 0
 			start, err := together(pe, iters, skip, active, func() error {
-				t0 := pe.Now()
+				var t0 time.Duration
+				if s.Percentiles {
+					t0 = pe.Now()
+				}
 				if err := window(pe, put, target, dst, local, size, ns, hs); err != nil {
 					return err
 				}
@@ -199,8 +204,8 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 					bytes, ops = 2*bytes, 2*ops
 				}
 				d := pe.Now() - start
-				p := Point{Size: size, Value: mbps(bytes, d), Rate: ops / d.Seconds()}
-				percentiles(&p, samples)
+				p := Point{Size: size, Value: mbps(bytes, d), Rate: ops / d.Seconds(), Iterations: iters}
+				s.percentiles(&p, samples)
 				r.Points = append(r.Points, p)
 			}
 			s.progress(pe, i, len(sizes))
@@ -215,7 +220,7 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 // waits for. MB/s; Rate is messages per second.
 func AMBW(s Setup, sizes []int) (*Result, error) {
 	hi := int64(maxSize(sizes))
-	j := p2pJob("am_bw", "OSU-style Active Message Bandwidth Test", "MB/s", "Bandwidth (MB/s)", sizes, 2*hi)
+	j := p2pJob("am_bw", "OSU gopgas Active Message Bandwidth Test", "MB/s", "Bandwidth (MB/s)", sizes, 2*hi)
 	w := s.window()
 	return s.run(j, func(pe *pgas.PE, r *Result) error {
 		_, land, payload, err := Setup{}.areas(pe, hi)

@@ -11,7 +11,7 @@ import (
 // A result printed in the OSU layout and in the gobench format.
 func Example() {
 	r := &bench.Result{
-		Benchmark: "get_latency", Title: "OSU-style Get Latency Test", Unit: "us", Column: "Latency (us)",
+		Benchmark: "get_latency", Title: "OSU gopgas Get latency Test", Unit: "us", Column: "Latency (us)",
 		Conduit: "smp", Nodes: 2, PPN: 1, Ordering: pgas.OrderDefault, Mechanism: bench.Auto,
 		Points: []bench.Point{{Size: 8, Value: 0.4321}, {Size: 16, Value: 0.5}},
 	}
@@ -19,16 +19,20 @@ func Example() {
 	report.WriteOSU(os.Stdout, run)
 	report.WriteGoBench(os.Stdout, run)
 	// Output:
-	// # OSU-style Get Latency Test (gopgas pgasbench v0.1)
+	// # OSU gopgas Get latency Test v7.4
+	// # Window creation: symmetric segment (pgas.PE.Alloc)
+	// # Synchronization: blocking operation (complete at return)
+	// # Datatype: byte.
+	// # Size          Latency (us)
+	// 8                       0.43
+	// 16                      0.50
+	// # gopgas pgasbench v0.1, get_latency (OSU Micro-Benchmarks 7.4 output)
 	// # Backend: smp (real)
 	// # PEs: 2 (one process, shared memory; nominally 2 nodes x 1 PE per node)
 	// # Ordering: default
 	// # Mechanism: auto (FMA up to the runtime's cutover, block transfer above)
 	// # Iterations: 1000, warm-up 10
 	// # Time base: wall-clock time
-	// # Size          Latency (us)
-	// 8                       0.43
-	// 16                      0.50
 	// pgasbench: 0.1
 	// conduit: smp
 	// timebase: wall-clock

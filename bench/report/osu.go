@@ -22,14 +22,89 @@ const (
 	OpWidth        = 20
 )
 
-// WriteOSU prints run as the OSU Micro-Benchmarks 7.x print theirs.
+// OMBVersion is the version of the OSU Micro-Benchmarks whose output
+// pgasbench reproduces; it ends the title line as OSU's version does.
+const OMBVersion = "7.4"
+
+// The layouts of OSU's preambles.
+type layout uint8
+
+const (
+	// layoutPt2pt: a blank line, the title, the datatype (osu_latency,
+	// osu_bw, osu_bibw, osu_multi_lat).
+	layoutPt2pt layout = iota
+	// layoutMulti: the title, "[ pairs: N ] [ window size: W ]", the
+	// datatype (osu_mbw_mr).
+	layoutMulti
+	// layoutOneSided: the title, the window creation, the
+	// synchronization, the datatype (osu_put_latency, osu_fop_latency...).
+	layoutOneSided
+	// layoutCollective: a blank line, the title, the datatype (none for
+	// the barrier).
+	layoutCollective
+)
+
+func layoutOf(benchmark string) layout {
+	switch benchmark {
+	case "mbw_mr", "put_mbw_mr", "ordering_bw":
+		return layoutMulti
+	case "put_latency", "get_latency", "put_bw", "get_bw", "put_bibw", "fop_latency", "cas_latency", "acc_latency",
+		"atomics", "atomics_many_to_one":
+		return layoutOneSided
+	case "barrier", "bcast", "allreduce", "alltoall":
+		return layoutCollective
+	}
+	return layoutPt2pt
+}
+
+// Preamble is OSU's lines before the column header, each with its "# "
+// (the blank line of the two-sided and collective tests is ""): the
+// title with OSU's version, then what the test says of its set-up.
+func Preamble(run *Run) []string {
+	r := run.Result
+	title := fmt.Sprintf("# %s v%s", r.Title, OMBVersion)
+	datatype := "# Datatype: byte."
+	switch r.Benchmark {
+	case "fop_latency", "cas_latency", "acc_latency", "atomics", "atomics_many_to_one":
+		datatype = "# Datatype: int64."
+	}
+	switch layoutOf(r.Benchmark) {
+	case layoutMulti:
+		return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: %d ]", max(run.pes()/2, 1), r.Window), datatype}
+	case layoutOneSided:
+		return []string{title, "# Window creation: symmetric segment (pgas.PE.Alloc)", "# Synchronization: " + syncText(r.Benchmark), datatype}
+	case layoutCollective:
+		if r.Benchmark == "barrier" {
+			return []string{"", title}
+		}
+		return []string{"", title, datatype}
+	}
+	return []string{"", title, datatype}
+}
+
+// syncText is how a one-sided test completes its operations.
+func syncText(benchmark string) string {
+	switch benchmark {
+	case "put_latency", "get_latency", "fop_latency", "cas_latency", "acc_latency":
+		return "blocking operation (complete at return)"
+	case "atomics", "atomics_many_to_one":
+		return "blocking operations; windows of non-blocking ones, WaitAll"
+	}
+	return "windows of non-blocking operations, WaitAll"
+}
+
+// WriteOSU prints run as the OSU Micro-Benchmarks 7.4 print theirs: OSU's
+// preamble, column header and rows, so that a script written for OSU's
+// output reads it. What OSU's output does not say (backend, topology,
+// ordering, mechanism, iterations, time base) follows the rows as "# "
+// lines.
 func WriteOSU(w io.Writer, run *Run) error {
 	if err := run.check(); err != nil {
 		return err
 	}
 	b := bufio.NewWriter(w)
-	for _, l := range HeaderLines(run) {
-		fmt.Fprintf(b, "# %s\n", l)
+	for _, l := range Preamble(run) {
+		fmt.Fprintln(b, l)
 	}
 	r := run.Result
 	switch kindOf(r.Benchmark) {
@@ -45,21 +120,45 @@ func WriteOSU(w io.Writer, run *Run) error {
 		}
 	default:
 		cols := Columns(run)
-		fmt.Fprintf(b, "%-*s", SizeWidth, "# Size")
-		for _, c := range cols {
-			fmt.Fprintf(b, "%*s", FieldWidth, c.Name)
+		sized := r.Benchmark != "barrier"
+		for i, c := range cols {
+			switch {
+			case i == 0 && sized:
+				fmt.Fprintf(b, "%-*s%*s", SizeWidth, "# Size", c.Width, c.Name)
+			case i == 0:
+				// OSU's barrier: no size column; "# " then the header.
+				fmt.Fprintf(b, "# %s", c.Name)
+			default:
+				fmt.Fprintf(b, "%*s", c.Width, c.Name)
+			}
 		}
 		b.WriteByte('\n')
 		for _, p := range r.Points {
-			fmt.Fprintf(b, "%-*d", SizeWidth, p.Size)
-			for _, c := range cols {
-				fmt.Fprintf(b, "%*.*f", FieldWidth, FloatPrecision, c.Value(p))
+			for i, c := range cols {
+				switch {
+				case i == 0 && sized:
+					fmt.Fprintf(b, "%-*d%*s", SizeWidth, p.Size, c.Width, c.Text(p))
+				case i == 0:
+					fmt.Fprintf(b, "%*s", BarrierWidth, c.Text(p))
+				default:
+					fmt.Fprintf(b, "%*s", c.Width, c.Text(p))
+				}
 			}
 			b.WriteByte('\n')
 		}
 	}
+	for _, l := range HeaderLines(run) {
+		fmt.Fprintf(b, "# %s\n", l)
+	}
 	return b.Flush()
 }
+
+// BarrierWidth is the width of OSU's barrier value, which has no size
+// column: the header "# Avg Latency(us)" is 17 characters.
+const BarrierWidth = 17
+
+// IterationsWidth is the width of OSU's -f Iterations column.
+const IterationsWidth = 12
 
 // Column is one value column of a size table.
 type Column struct {
@@ -67,38 +166,83 @@ type Column struct {
 	Name string
 	// Key is the CSV and JSON name ("value", "rate", "p50").
 	Key string
-	// Value picks the column's figure from a point.
+	// Width is the column's width (FieldWidth but for OSU's Iterations).
+	Width int
+	// Value picks the column's figure from a point (0 for Validation).
 	Value func(p bench.Point) float64
+	// Text prints the column's cell.
+	Text func(p bench.Point) string
 }
 
-// Columns are the value columns of a run's size table: the value, the
-// message rate for mbw_mr, and the percentiles when asked for.
+// number is a column of a figure with OSU's two decimals.
+func number(name, key string, v func(p bench.Point) float64) Column {
+	return Column{Name: name, Key: key, Width: FieldWidth, Value: v,
+		Text: func(p bench.Point) string { return fmt.Sprintf("%.*f", FloatPrecision, v(p)) }}
+}
+
+// Columns are the value columns of a run's size table, in OSU's order:
+// the value; the message rate for the multi-pair tests; with -f (the
+// collectives) the minimum and maximum over PEs and the iterations; with
+// -c the validation's Pass or Fail; with -z one column per percentile.
 func Columns(run *Run) []Column {
 	r := run.Result
-	cols := []Column{{Name: r.Column, Key: "value", Value: func(p bench.Point) float64 { return p.Value }}}
+	cols := []Column{number(r.Column, "value", func(p bench.Point) float64 { return p.Value })}
 	if hasRate(r) {
-		cols = append(cols, Column{Name: "Messages/s", Key: "rate", Value: func(p bench.Point) float64 { return p.Rate }})
+		cols = append(cols, number("Messages/s", "rate", func(p bench.Point) float64 { return p.Rate }))
 	}
-	if run.Setup.Percentiles {
-		tail := "Tail BW(" + r.Unit + ")"
-		if r.Unit == "us" {
-			tail = "Tail Lat(us)"
-		}
+	if r.Full {
 		cols = append(cols,
-			Column{Name: "P50 " + tail, Key: "p50", Value: func(p bench.Point) float64 { return p.P50 }},
-			Column{Name: "P90 " + tail, Key: "p90", Value: func(p bench.Point) float64 { return p.P90 }},
-			Column{Name: "P99 " + tail, Key: "p99", Value: func(p bench.Point) float64 { return p.P99 }})
+			number("Min Latency(us)", "min", func(p bench.Point) float64 { return p.Min }),
+			number("Max Latency(us)", "max", func(p bench.Point) float64 { return p.Max }),
+			Column{Name: "Iterations", Key: "iterations", Width: IterationsWidth,
+				Value: func(p bench.Point) float64 { return float64(p.Iterations) },
+				Text:  func(p bench.Point) string { return fmt.Sprint(p.Iterations) }})
+	}
+	if r.Validated {
+		cols = append(cols, Column{Name: "Validation", Key: "validation", Width: FieldWidth,
+			Value: func(p bench.Point) float64 { return float64(p.Errors) },
+			Text: func(p bench.Point) string {
+				if p.Errors == 0 {
+					return "Pass"
+				}
+				return "Fail"
+			}})
+	}
+	tail := "Tail BW(" + r.Unit + ")"
+	if r.Unit == "us" {
+		tail = "Tail Lat(us)"
+	}
+	tails := r.Tail
+	if len(tails) == 0 && run.Setup.Percentiles {
+		tails = bench.DefaultTail
+	}
+	for i, q := range tails {
+		cols = append(cols, number(fmt.Sprintf("P%d %s", q, tail), fmt.Sprintf("p%d", q), func(p bench.Point) float64 {
+			if i < len(p.Tails) {
+				return p.Tails[i]
+			}
+			switch q {
+			case 50:
+				return p.P50
+			case 90:
+				return p.P90
+			case 99:
+				return p.P99
+			}
+			return 0
+		}))
 	}
 	return cols
 }
 
-// HeaderLines are the descriptive lines of an OSU header, without the
-// leading "# ": the title with the version, then the backend, topology,
-// ordering, mechanism, window, operation, iterations, time base and, on a
-// simulated backend, the simulated span and events.
+// HeaderLines are the descriptive lines OSU's output does not have,
+// without the leading "# ": the program and its version, the backend,
+// topology, ordering, mechanism, window, operation, iterations, time base
+// and, on a simulated backend, the simulated span and events. WriteOSU
+// prints them after the rows.
 func HeaderLines(run *Run) []string {
 	r := run.Result
-	lines := []string{fmt.Sprintf("%s (%s v%s)", r.Title, Tool, Version)}
+	lines := []string{fmt.Sprintf("%s v%s, %s (OSU Micro-Benchmarks %s output)", Tool, Version, r.Benchmark, OMBVersion)}
 	if r.Simulated {
 		lines = append(lines, fmt.Sprintf("Backend: %s (simulated network)", r.Conduit),
 			fmt.Sprintf("Topology: %s on %s, %s per node", plural(run.pes(), "PE"), plural(r.Nodes, "node"), plural(r.PPN, "PE")))
@@ -174,8 +318,11 @@ func iterationsText(benchmark string, s Setup) string {
 			lat, rate = s.Iterations, s.Iterations
 		}
 		wl, wr := 100, 10
-		if s.Warmup > 0 {
+		switch {
+		case s.Warmup > 0:
 			wl, wr = s.Warmup, s.Warmup
+		case s.Warmup == bench.NoWarmup:
+			wl, wr = 0, 0
 		}
 		return fmt.Sprintf("%d blocking operations (warm-up %d), %d windows (warm-up %d)", lat, wl, rate, wr)
 	default:
@@ -184,8 +331,11 @@ func iterationsText(benchmark string, s Setup) string {
 	if s.Iterations > 0 {
 		it = pair{s.Iterations, s.Iterations}
 	}
-	if s.Warmup > 0 {
+	switch {
+	case s.Warmup > 0:
 		sk = pair{s.Warmup, s.Warmup}
+	case s.Warmup == bench.NoWarmup:
+		sk = pair{0, 0}
 	}
 	above := humanize.IBytes(bench.LargeSize)
 	text := func(p pair) string {

@@ -69,7 +69,7 @@ const (
 
 func kindOf(benchmark string) kind {
 	switch benchmark {
-	case "latency", "put_latency", "get_latency":
+	case "latency", "am_latency", "multi_lat", "put_latency", "get_latency", "fop_latency", "cas_latency", "acc_latency":
 		return kindLatency
 	case "barrier", "bcast", "allreduce", "alltoall":
 		return kindCollective
@@ -102,14 +102,15 @@ func (run *Run) check() error {
 func (run *Run) pes() int { return run.Result.Nodes * run.Result.PPN }
 
 // hasRate says whether the points carry a message rate worth a column.
-func hasRate(r *bench.Result) bool { return r.Benchmark == "mbw_mr" }
+func hasRate(r *bench.Result) bool { return r.Benchmark == "mbw_mr" || r.Benchmark == "put_mbw_mr" }
 
 // camel turns a benchmark name into the Go identifier of its gobench line
 // ("put_bw" -> "PutBW").
 func camel(name string) string {
 	known := map[string]string{
-		"latency": "Latency", "put_latency": "PutLatency", "get_latency": "GetLatency",
-		"put_bw": "PutBW", "get_bw": "GetBW", "bibw": "BiBW", "am_bw": "AMBW", "mbw_mr": "MBWMR",
+		"latency": "Latency", "am_latency": "AMLatency", "multi_lat": "MultiLat", "put_latency": "PutLatency", "get_latency": "GetLatency",
+		"put_bw": "PutBW", "get_bw": "GetBW", "bibw": "BiBW", "put_bibw": "PutBiBW", "am_bw": "AMBW", "mbw_mr": "MBWMR", "put_mbw_mr": "PutMBWMR",
+		"fop_latency": "FopLatency", "cas_latency": "CasLatency", "acc_latency": "AccLatency",
 		"ordering_bw": "OrderingBW", "atomics": "Atomics", "atomics_many_to_one": "AtomicsManyToOne",
 		"barrier": "Barrier", "bcast": "Bcast", "allreduce": "Allreduce", "alltoall": "Alltoall",
 	}

@@ -85,7 +85,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	o := newOptions(cmd)
 	fs := o.flagSet()
-	if err := fs.Parse(rest); err != nil {
+	if err := fs.Parse(getoptArgs(fs, rest)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			a.commandUsage(a.stdout, cmd)
 			return exitOK

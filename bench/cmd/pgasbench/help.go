@@ -37,11 +37,13 @@ func (a *app) generalUsage(w io.Writer) {
 	fmt.Fprint(b, `
 Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 --ordering, --mechanism, --format (osu, csv, json, gobench), --plot FILE,
---option key=value, --set PGAS_NAME=value, --seed, and the OSU flags
--m [MIN:]MAX, -i, -x, -W, -z.
+--option key=value, --set PGAS_NAME=value, --seed, and OMB's flags
+-m/--message-size [MIN:]MAX, -i/--iterations, -x/--warmup, -W/--window-size,
+-z/--tail-lat[=LIST], -f/--full, -c/--validation, -v/--version.
 
-Output is OSU Micro-Benchmarks text by default; a simulated backend reports
-simulated time, the smp backend wall-clock time, and the header says which.
+Output is the OSU Micro-Benchmarks 7.4's text by default; a simulated backend
+reports simulated time, the smp backend wall-clock time, and the lines after
+the rows say which.
 Exit status: 0 on success, 1 when a run fails, 2 for bad flags or values.
 See docs/pgasbench.md.
 `)

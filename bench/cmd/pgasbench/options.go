@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gopgas/gopgas/bench"
@@ -33,6 +34,10 @@ type options struct {
 	sizes                  string // -m
 	iters, warmup, window  int    // -i, -x, -W
 	percentiles            bool   // -z
+	tail                   tailList
+	full, validate         bool // -f, -c
+	showVersion            bool // -v
+	title                  string
 	unregistered           bool
 	op                     string
 	filter                 string
@@ -135,7 +140,8 @@ func plotFlag(o *options, fs *flag.FlagSet) {
 
 func sizeFlag(o *options, fs *flag.FlagSet, lo, hi int) {
 	o.sizeMin, o.sizeMax = lo, hi
-	fs.StringVar(&o.sizes, "m", "", fmt.Sprintf("message sizes `[MIN:]MAX`, doubling from MIN (default %d:%s); K, M, G (also Ki, KiB...) are binary, kB, MB, GB decimal", lo, report.SizeLabel(int64(hi))))
+	fs.StringVar(&o.sizes, "m", "", fmt.Sprintf("message sizes `[MIN:]MAX`, doubling from MIN: MAX, MIN:MAX, MIN: or :MAX as OSU's (default %d:%s); K, M, G (also Ki, KiB...) are binary", lo, report.SizeLabel(int64(hi))))
+	fs.StringVar(&o.sizes, "message-size", "", "same as -m")
 }
 
 // iterFlags defines -i and -x; defaults describes their defaults.
@@ -146,10 +152,140 @@ func iterFlags(o *options, fs *flag.FlagSet, iterDefault, warmupDefault string) 
 
 func windowFlag(o *options, fs *flag.FlagSet, def int) {
 	fs.IntVar(&o.window, "W", def, "window: operations in flight per PE")
+	fs.IntVar(&o.window, "window-size", def, "same as -W")
 }
 
 func percentileFlag(o *options, fs *flag.FlagSet) {
-	fs.BoolVar(&o.percentiles, "z", false, "add P50, P90 and P99 columns (tail figures of the iterations; meaningful on the real backend)")
+	o.tail.on = &o.percentiles
+	usage := "tail latencies (bandwidths): a column per percentile of the per-iteration figures, -z for OSU's P50, P90 and P99, -z`LIST` (-z50,95 or --tail-lat=50,95) for others, each 0 to 100; the clock is then read around every iteration (meaningful on the real backend)"
+	fs.Var(&o.tail, "z", usage)
+	fs.Var(&o.tail, "tail-lat", "same as -z")
+}
+
+// tailList is -z: a flag without a value (OSU's list) or with a list of
+// percentiles attached (-z50,95, --tail-lat=50,95), as OSU's optional
+// argument.
+type tailList struct {
+	on   *bool
+	list []int
+}
+
+func (t *tailList) String() string {
+	if t == nil || t.on == nil || !*t.on {
+		return ""
+	}
+	var parts []string
+	for _, q := range t.list {
+		parts = append(parts, fmt.Sprint(q))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (t *tailList) IsBoolFlag() bool { return true }
+
+func (t *tailList) Set(v string) error {
+	switch v {
+	case "true":
+		*t.on, t.list = true, nil
+		return nil
+	case "false":
+		*t.on, t.list = false, nil
+		return nil
+	}
+	var list []int
+	for _, item := range strings.Split(v, ",") {
+		q, err := strconv.Atoi(strings.TrimSpace(item))
+		if err != nil || q < 0 || q > 100 {
+			return fmt.Errorf("percentile %q: want an integer from 0 to 100", item)
+		}
+		list = append(list, q)
+	}
+	*t.on, t.list = true, list
+	return nil
+}
+
+// osuFlags defines OSU's own flags that apply to a benchmark, each by its
+// short and long name: -i/--iterations, -x/--warmup, and when asked
+// -f/--full and -c/--validation; -v/--version always.
+func osuFlags(o *options, fs *flag.FlagSet, full, validate bool) {
+	fs.IntVar(&o.iters, "i", 0, "timed iterations for every size (default: OSU's, by size)")
+	fs.IntVar(&o.iters, "iterations", 0, "same as -i")
+	fs.IntVar(&o.warmup, "x", 0, "warm-up iterations for every size, 0 for none (default: OSU's, by size)")
+	fs.IntVar(&o.warmup, "warmup", 0, "same as -x")
+	if full {
+		fs.BoolVar(&o.full, "f", false, "also the minimum and maximum over PEs of their average latency, and the iterations (OSU's full format)")
+		fs.BoolVar(&o.full, "full", false, "same as -f")
+	}
+	if validate {
+		fs.BoolVar(&o.validate, "c", false, "validate the received data; adds OSU's Validation column (Pass or Fail); the clock is then read around every iteration, the check outside it")
+		fs.BoolVar(&o.validate, "validation", false, "same as -c")
+	}
+	fs.BoolVar(&o.showVersion, "v", false, "print the test's OSU title line with the OSU version and exit")
+	fs.BoolVar(&o.showVersion, "version", false, "same as -v")
+}
+
+// osuAliases are the long names of OSU's flags by their short name.
+var osuAliases = [][2]string{{"i", "iterations"}, {"x", "warmup"}, {"W", "window-size"}, {"m", "message-size"},
+	{"z", "tail-lat"}, {"f", "full"}, {"c", "validation"}, {"v", "version"}}
+
+// mergeAliases marks a short flag given when its long name was.
+func (o *options) mergeAliases() {
+	for _, a := range osuAliases {
+		if o.given[a[1]] {
+			o.given[a[0]] = true
+		}
+	}
+}
+
+// getoptArgs rewrites the arguments OSU's getopt takes and Go's flag
+// package does not: a short flag with its value attached ("-m1:16",
+// "-x0", "-z50,95") becomes "-m=1:16", and bundled short flags ("-fz",
+// "-fcz50") become separate ones, the first that takes a value taking
+// the rest. An argument naming a flag itself ("-nodes"), one with "=",
+// or one with a letter that is no flag is left as it is (the flag
+// package then reports it), and so is everything after "--".
+func getoptArgs(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' || strings.Contains(a, "=") || fs.Lookup(a[1:]) != nil {
+			out = append(out, a)
+			continue
+		}
+		out = append(out, splitShort(fs, a)...)
+	}
+	return out
+}
+
+// splitShort splits "-abc" getopt's way, or returns it whole when a
+// letter names no flag.
+func splitShort(fs *flag.FlagSet, a string) []string {
+	var parts []string
+	for j := 1; j < len(a); j++ {
+		c := a[j : j+1]
+		f := fs.Lookup(c)
+		if f == nil {
+			return []string{a}
+		}
+		if plainBool(f) {
+			parts = append(parts, "-"+c)
+			continue
+		}
+		if j+1 < len(a) {
+			return append(parts, "-"+c+"="+a[j+1:])
+		}
+		return append(parts, "-"+c)
+	}
+	return parts
+}
+
+// plainBool says whether f takes no value (-z takes an optional one).
+func plainBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	_, tail := f.Value.(*tailList)
+	return ok && b.IsBoolFlag() && !tail
 }
 
 func unregisteredFlag(o *options, fs *flag.FlagSet) {
@@ -174,25 +310,49 @@ func parseSize(s string) (int64, error) { return units.ParseBytes(s) }
 // maxMessage bounds -m: larger messages need segments of gigabytes.
 const maxMessage = 1 << 30
 
-// sizeList is the sizes of -m.
+// sizeList is the sizes of -m, with OSU's forms: MAX, MIN:MAX, MIN: (the
+// default largest) and :MAX. As OSU's, a MIN of 0 in MIN:MAX keeps the
+// default smallest size, and MIN: needs a MIN of at least 1.
 func (o *options) sizeList() ([]int, error) {
 	lo, hi := o.sizeMin, o.sizeMax
 	if o.sizes != "" {
 		a, b, ranged := strings.Cut(o.sizes, ":")
-		h, err := parseSize(b)
-		if !ranged {
-			h, err = parseSize(a)
-		}
-		if err != nil {
-			return nil, usagef("-m %s: %v", o.sizes, err)
-		}
-		hi = int(min(h, maxMessage+1))
-		if ranged {
-			l, err := parseSize(a)
+		parse := func(v string) (int, error) {
+			n, err := parseSize(v)
 			if err != nil {
-				return nil, usagef("-m %s: %v", o.sizes, err)
+				return 0, usagef("-m %s: %v", o.sizes, err)
 			}
-			lo = int(min(l, maxMessage+1))
+			return int(min(n, maxMessage+1)), nil
+		}
+		switch {
+		case !ranged:
+			h, err := parse(a)
+			if err != nil {
+				return nil, err
+			}
+			hi = h
+		case strings.Contains(b, ":") || (a == "" && b == ""):
+			return nil, usagef("-m %s: want MAX, MIN:MAX, MIN: or :MAX", o.sizes)
+		default:
+			if b != "" {
+				h, err := parse(b)
+				if err != nil {
+					return nil, err
+				}
+				hi = h
+			}
+			if a != "" {
+				l, err := parse(a)
+				if err != nil {
+					return nil, err
+				}
+				switch {
+				case l == 0 && b == "":
+					return nil, usagef("-m %s: MIN must be at least 1", o.sizes)
+				case l > 0:
+					lo = l
+				}
+			}
 		}
 	}
 	switch {

@@ -1,0 +1,327 @@
+package bench
+
+import (
+	"time"
+
+	"github.com/gopgas/gopgas/pgas"
+)
+
+// The two-sided benchmarks of the OSU Micro-Benchmarks (osu_latency,
+// osu_bw, osu_bibw, osu_mbw_mr, osu_multi_lat) on pgas's Send, Recv,
+// Isend and Irecv, with OSU's loops: the same messages, the same
+// acknowledgements, the same figures. Their buffers lie in the
+// registered segment, as an MPI library's registration cache would have
+// them after the warm-up.
+
+// Tags of the two-sided benchmarks: the data, and the acknowledgements
+// (of a window, or of the validation's error count).
+const (
+	tagData = 1
+	tagAck  = 2
+)
+
+// msgPattern is the byte validation expects at index x of the message of
+// iteration k.
+func msgPattern(k, x int) byte { return byte(k*13 + x + 1) }
+
+// msgFill writes iteration k's message into buf.
+func msgFill(buf []byte, k int) {
+	for x := range buf {
+		buf[x] = msgPattern(k, x)
+	}
+}
+
+// msgCheck reports whether buf holds iteration k's message.
+func msgCheck(buf []byte, k int) bool {
+	for x := range buf {
+		if buf[x] != msgPattern(k, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// msgJob is a two-sided benchmark's job, with msgAreas' segment.
+func msgJob(name, title, unit, column string, sizes []int, area int64, even bool) *job {
+	j := p2pJob(name, title, unit, column, sizes, 2*area)
+	j.even = even
+	return j
+}
+
+// msgAreas are the send and receive buffers, area bytes each, in the
+// segment.
+func msgAreas(pe *pgas.PE, area int64) (send, recv []byte, err error) {
+	_, dst, send, err := Setup{}.areas(pe, area)
+	if err != nil {
+		return nil, nil, err
+	}
+	recv, err = pe.Local(dst, area)
+	return send, recv, err
+}
+
+// senderMean averages x over the senders and adds up every PE's
+// validation errors (every PE calls it): the mean, the number of senders,
+// the errors.
+func senderMean(pe *pgas.PE, x float64, sender bool, errs int) (mean, senders float64, total int, err error) {
+	v := []float64{0, 0, float64(errs)}
+	if sender {
+		v[0], v[1] = x, 1
+	}
+	if err := pgas.Allreduce(pe.World(), pgas.Sum, v, v); err != nil {
+		return 0, 0, 0, err
+	}
+	return v[0] / max(v[1], 1), v[1], int(v[2]), nil
+}
+
+// MsgLatency is osu_latency: rank 0 sends a message of the size to rank
+// n/2 (Send), which receives it (Recv) and sends it back; the figure is
+// half the round trip in microseconds, averaged over OSU's iterations
+// (10000, 1000 above 8 KiB). Other PEs only join the barriers.
+func MsgLatency(s Setup, sizes []int) (*Result, error) {
+	hi := int64(maxSize(sizes))
+	j := msgJob("latency", "OSU gopgas Latency Test", "us", "Avg Latency(us)", sizes, hi, false)
+	return msgLatencyOf(s, j, sizes)
+}
+
+// MsgMultiLat is osu_multi_lat: PE i of the first half and PE i + n/2
+// run osu_latency's ping-pong at once; the figure is the average over the
+// pairs of half the round trip, in microseconds.
+func MsgMultiLat(s Setup, sizes []int) (*Result, error) {
+	hi := int64(maxSize(sizes))
+	j := msgJob("multi_lat", "OSU gopgas Multi Latency Test", "us", "Avg Latency(us)", sizes, hi, true)
+	j.all = true
+	// The ping-pong is MsgLatency's; only the pairs differ.
+	return msgLatencyOf(s, j, sizes)
+}
+
+// msgLatencyOf runs MsgLatency's loop on j's pairs.
+func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
+	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {
+		for i, size := range sizes {
+			iters, skip := s.iterations(size, true)
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			var prep func(k int)
+			if s.Validate {
+				prep = func(k int) { msgFill(send[:size], k) }
+			}
+			k, errs := 0, 0
+			var mean float64
+			var samples []float64
+			var err error
+			if peer >= 0 {
+				mean, samples, err = timed(pe, iters, skip, s.Percentiles || s.Validate, 2, prep, func() error {
+					defer func() { k++ }()
+					if sender {
+						if err := pe.Send(peer, tagData, send[:size]); err != nil {
+							return err
+						}
+						_, err := pe.Recv(peer, tagData, recv[:size])
+						return err
+					}
+					if _, err := pe.Recv(peer, tagData, recv[:size]); err != nil {
+						return err
+					}
+					if err := pe.Send(peer, tagData, send[:size]); err != nil {
+						return err
+					}
+					if s.Validate && !msgCheck(recv[:size], k) {
+						errs++
+					}
+					return nil
+				})
+			}
+			if err != nil {
+				return err
+			}
+			if err := s.addPoint(pe, r, size, iters, mean, sender, samples, errs); err != nil {
+				return err
+			}
+			s.progress(pe, i, len(sizes))
+		}
+		return nil
+	})
+}
+
+// addPoint adds a latency point: the senders' mean latencies averaged
+// over the senders, rank 0's samples for the percentiles, the errors of
+// every PE. Every PE calls it.
+func (s Setup) addPoint(pe *pgas.PE, r *Result, size, iters int, mean float64, sender bool, samples []float64, errs int) error {
+	avg, _, total, err := senderMean(pe, mean, sender, errs)
+	if err != nil {
+		return err
+	}
+	if pe.Rank() == 0 {
+		p := Point{Size: size, Value: avg, Iterations: iters, Errors: total}
+		s.percentiles(&p, samples)
+		r.Points = append(r.Points, p)
+	}
+	return nil
+}
+
+// pairs runs body on every PE: with j.all, PE i < n/2 is a sender paired
+// with i + n/2; otherwise only rank 0 (sender) and rank n/2 pair, and
+// the other PEs get peer -1. send and recv are the PE's buffers, as large
+// as j's segment asks.
+func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error) (*Result, error) {
+	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
+		send, recv, err := msgAreas(pe, j.segment/2)
+		if err != nil {
+			return err
+		}
+		half, rank := pe.Size()/2, pe.Rank()
+		peer, sender := -1, false
+		switch {
+		case j.all && rank < half:
+			peer, sender = rank+half, true
+		case j.all:
+			peer = rank - half
+		case rank == 0:
+			peer, sender = half, true
+		case rank == half:
+			peer = 0
+		}
+		return body(pe, r, peer, sender, send, recv)
+	})
+	if res != nil {
+		res.Validated = s.Validate
+	}
+	return res, err
+}
+
+// MsgBW is osu_bw: each iteration rank 0 starts a window of Isends of the
+// size to rank n/2, which has started a window of Irecvs; both wait for
+// their window (WaitAll), and rank n/2 then sends a 4-byte
+// acknowledgement that rank 0 receives. MB/s over OSU's iterations (100,
+// 20 above 8 KiB); Rate is messages per second.
+func MsgBW(s Setup, sizes []int) (*Result, error) {
+	return msgWindows(s, sizes, "bw", "OSU gopgas Bandwidth Test", false, false)
+}
+
+// MsgBiBW is osu_bibw: rank 0 and rank n/2 each start a window of Irecvs
+// and a window of Isends to the other and wait for both; the figure is
+// the total of both directions, MB/s.
+func MsgBiBW(s Setup, sizes []int) (*Result, error) {
+	return msgWindows(s, sizes, "bibw", "OSU gopgas Bi-Directional Bandwidth Test", true, false)
+}
+
+// MsgMBWMR is osu_mbw_mr: PE i of the first half runs osu_bw's loop with
+// PE i + n/2; the figure is the aggregate bandwidth (size x window x
+// iterations x pairs over the senders' average time), MB/s, and Rate the
+// aggregate messages per second.
+func MsgMBWMR(s Setup, sizes []int) (*Result, error) {
+	return msgWindows(s, sizes, "mbw_mr", "OSU gopgas Multiple Bandwidth / Message Rate Test", false, true)
+}
+
+// msgWindows runs osu_bw's loop (both: osu_bibw's; all: every pair's).
+func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Result, error) {
+	hi := maxSize(sizes)
+	w := s.window()
+	area := int64(slots(w, hi) * max(hi, 1))
+	column := "Bandwidth (MB/s)"
+	if all {
+		column = "MB/s"
+	}
+	j := msgJob(name, title, "MB/s", column, sizes, area, all)
+	j.all = all
+	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {
+		hs := make([]pgas.Handle, 0, 2*w)
+		ack := make([]byte, 4)
+		for i, size := range sizes {
+			iters, skip := s.iterations(size, false)
+			ns := slots(w, size)
+			slot := func(b []byte, x int) []byte {
+				off := (x % ns) * size
+				return b[off : off+size]
+			}
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			errs := 0
+			var start time.Duration
+			var samples []float64
+			for k := range iters + skip {
+				if peer < 0 {
+					break
+				}
+				if s.Validate && (sender || both) {
+					for x := range ns {
+						msgFill(slot(send, x), k)
+					}
+				}
+				if k == skip {
+					start = pe.Now()
+				}
+				var t0 time.Duration
+				if s.Percentiles {
+					t0 = pe.Now()
+				}
+				hs = hs[:0]
+				if !sender || both {
+					for x := range w {
+						h, err := pe.Irecv(peer, tagData, slot(recv, x), nil)
+						if err != nil {
+							return err
+						}
+						hs = append(hs, h)
+					}
+				}
+				if sender || both {
+					for x := range w {
+						h, err := pe.Isend(peer, tagData, slot(send, x))
+						if err != nil {
+							return err
+						}
+						hs = append(hs, h)
+					}
+				}
+				if err := pgas.WaitAll(hs...); err != nil {
+					return err
+				}
+				if !both {
+					var err error
+					if sender {
+						_, err = pe.Recv(peer, tagAck, ack)
+					} else {
+						err = pe.Send(peer, tagAck, ack)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				if s.Percentiles && k >= skip {
+					samples = append(samples, mbps(float64(size*w), pe.Now()-t0))
+				}
+				if s.Validate && (!sender || both) {
+					for x := range min(w, ns) {
+						if !msgCheck(slot(recv, x), k) {
+							errs++
+						}
+					}
+				}
+			}
+			d := pe.Now() - start
+			// The senders' time, averaged over the senders.
+			secs, senders, total, err := senderMean(pe, d.Seconds(), sender && peer >= 0, errs)
+			if err != nil {
+				return err
+			}
+			if pe.Rank() == 0 {
+				msgs := float64(w) * float64(iters) * senders
+				if both {
+					msgs *= 2
+				}
+				t := time.Duration(secs * float64(time.Second))
+				p := Point{Size: size, Value: mbps(float64(size)*msgs, t), Iterations: iters, Errors: total}
+				if t > 0 {
+					p.Rate = msgs / t.Seconds()
+				}
+				s.percentiles(&p, samples)
+				r.Points = append(r.Points, p)
+			}
+			s.progress(pe, i, len(sizes))
+		}
+		return nil
+	})
+}
