@@ -56,7 +56,8 @@ func mpiexec(t *testing.T) string {
 	return p
 }
 
-// TestMPILaunch runs TestMPISuite under mpiexec -n 2 and -n 4.
+// TestMPILaunch runs TestMPISuite under mpiexec -n 2 and -n 4, and its
+// messaging tests alone on the other sizes they need (1, 3 and 6).
 func TestMPILaunch(t *testing.T) {
 	if os.Getenv(suiteEnv) != "" {
 		t.Skip("inside the launch")
@@ -66,13 +67,17 @@ func TestMPILaunch(t *testing.T) {
 	if s := os.Getenv("GOPGAS_MPI_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
-	for _, n := range []int{2, 4} {
+	for _, l := range []struct {
+		n   int
+		run string
+	}{{2, "^TestMPISuite$"}, {4, "^TestMPISuite$"}, {1, "^TestMPISuite$/^msg$"}, {3, "^TestMPISuite$/^msg$"}, {6, "^TestMPISuite$/^msg$"}} {
+		n := l.n
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			args := []string{"-n", strconv.Itoa(n)}
 			if extra := os.Getenv("MPIEXEC_ARGS"); extra != "" {
 				args = append(args, strings.Fields(extra)...)
 			}
-			args = append(args, os.Args[0], "-test.run", "^TestMPISuite$", "-test.v", "-test.count=1",
+			args = append(args, os.Args[0], "-test.run", l.run, "-test.v", "-test.count=1",
 				"-test.timeout=10m", fmt.Sprintf("-rapid.seed=%d", seed), "-rapid.checks=15")
 			cmd := exec.Command(launcher, args...)
 			cmd.Env = append(os.Environ(), suiteEnv+"=1")
@@ -142,6 +147,29 @@ func TestMPISuite(t *testing.T) {
 	t.Run("bad-input", mpiBadInput)
 	t.Run("failure", mpiFailure)
 	t.Run("deadlock", mpiDeadlock)
+	t.Run("msg", mpiMsg)
+}
+
+// mpiMsg runs the conduit-independent two-sided messaging tests on the
+// mpi backend, those of the launch's size (msgMPI).
+func mpiMsg(t *testing.T) {
+	_, size, err := mpi.World()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgMPI = size
+	defer func() { msgMPI = 0 }()
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"protocols", TestMsgProtocols}, {"non-overtaking", TestMsgNonOvertaking}, {"wildcards", TestMsgWildcards},
+		{"truncate", TestMsgTruncate}, {"wait-some", TestMsgWaitSome}, {"teams", TestMsgTeams},
+		{"rcache", TestMsgRcache}, {"no-rendezvous", TestMsgNoRendezvous}, {"sequence", TestMsgSequence},
+		{"typed", TestMsgTyped}, {"self", TestMsgSelf}, {"all-to-all", TestMsgAllToAll}, {"deadlock", TestMsgDeadlock},
+	} {
+		t.Run(tc.name, tc.test)
+	}
 }
 
 // pattern is the byte i of what PE r writes.

@@ -25,6 +25,30 @@ func msgPattern(n, seed int) []byte {
 // msgConduits are the backends the messaging tests run on.
 var msgConduits = []string{"smp", "gemini"}
 
+// msgMPI is, inside an mpiexec launch of the mpi backend's suite (build
+// tag mpi), the launch's size: the messaging tests then run on the mpi
+// backend alone, those of that many PEs, the launcher placing them.
+var msgMPI int
+
+// msgBackends is the backends a messaging test runs on (with extra
+// simulated ones), and msgConfig adapts cfg to one (false: the test does
+// not run there).
+func msgBackends(extra ...string) []string {
+	if msgMPI > 0 {
+		return []string{"mpi"}
+	}
+	return append(msgConduits, extra...)
+}
+
+func msgConfig(cfg pgas.Config, cd string) (pgas.Config, bool) {
+	cfg.Conduit = cd
+	if cd == "mpi" {
+		cfg.PEsPerNode = 0
+		return cfg, cfg.PEs == msgMPI
+	}
+	return cfg, true
+}
+
 // TestMsgProtocols sends messages just below and at each threshold (and
 // larger ones) between two PEs on different nodes, and checks the bytes,
 // the Status and which protocol each took.
@@ -36,10 +60,13 @@ func TestMsgProtocols(t *testing.T) {
 		{0, 0}, {8, 0}, {511, 0}, {512, 1}, {8191, 1}, {8192, 2}, {64 << 10, 2},
 		{512<<10 - 1, 2}, {512 << 10, 3}, {1<<20 + 12345, 3},
 	}
-	for _, cd := range append(msgConduits, "aries") {
+	for _, cd := range msgBackends("aries") {
 		for _, inSeg := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/segment=%v", cd, inSeg), func(t *testing.T) {
-				cfg := pgas.Config{Conduit: cd, PEs: 2, PEsPerNode: 1, SegmentBytes: 8 << 20, MsgChunkBytes: 256 << 10}
+				cfg, ok := msgConfig(pgas.Config{PEs: 2, PEsPerNode: 1, SegmentBytes: 8 << 20, MsgChunkBytes: 256 << 10}, cd)
+				if !ok {
+					t.Skipf("needs %d PEs", cfg.PEs)
+				}
 				err := pgas.Run(cfg, func(pe *pgas.PE) error {
 					var seg []byte
 					if inSeg {
@@ -107,10 +134,12 @@ func TestMsgProtocols(t *testing.T) {
 // backend), one subtest each.
 func runMsg(t *testing.T, cfg pgas.Config, prog func(pe *pgas.PE) error) {
 	t.Helper()
-	for _, cd := range msgConduits {
+	for _, cd := range msgBackends() {
 		t.Run(cd, func(t *testing.T) {
-			c := cfg
-			c.Conduit = cd
+			c, ok := msgConfig(cfg, cd)
+			if !ok {
+				t.Skipf("needs %d PEs", c.PEs)
+			}
 			if err := pgas.Run(c, prog); err != nil {
 				t.Fatal(err)
 			}
@@ -685,9 +714,13 @@ func TestMsgAllToAll(t *testing.T) {
 // TestMsgDeadlock: a receive nobody sends to ends the job with a deadlock
 // report naming it.
 func TestMsgDeadlock(t *testing.T) {
-	for _, cd := range msgConduits {
+	for _, cd := range msgBackends() {
 		t.Run(cd, func(t *testing.T) {
-			err := pgas.Run(pgas.Config{Conduit: cd, PEs: 2, StallTimeout: 200 * time.Millisecond}, func(pe *pgas.PE) error {
+			cfg, ok := msgConfig(pgas.Config{PEs: 2, StallTimeout: 200 * time.Millisecond}, cd)
+			if !ok {
+				t.Skipf("needs %d PEs", cfg.PEs)
+			}
+			err := pgas.Run(cfg, func(pe *pgas.PE) error {
 				if pe.Rank() == 1 {
 					_, err := pe.Recv(0, 3, make([]byte, 8))
 					return err

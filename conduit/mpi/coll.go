@@ -106,12 +106,11 @@ func (c *collective) Test() (bool, uint64, error) {
 		return true, c.result, nil
 	}
 	e := c.ep
-	var done C.int
-	if err := check("MPI_Test (offloaded collective)", e.rank, C.gp_coll_test(e.job.c, &done)); err != nil {
+	if err := check("MPI_Test (offloaded collective)", e.rank, C.gp_coll_test(e.job.c)); err != nil {
 		c.active = false
 		return false, 0, err
 	}
-	if done == 0 {
+	if e.job.c.coll_done == 0 {
 		return false, 0, nil
 	}
 	c.done, c.active = true, false

@@ -73,7 +73,9 @@
 // (MPI_Win_create_dynamic, MPI_Win_attach), so that other PEs can name it
 // too: a PE learns where another's registration lies by asking it once
 // over the control communicator. A buffer that overlaps an attached one
-// is pinned but not attached again.
+// is pinned but not attached again. Open MPI 4.1 makes no dynamic window
+// for a job of one process; such a job reaches its own registrations by
+// load and store.
 //
 // # RMA and ordering
 //
@@ -91,10 +93,33 @@
 //
 // The runtime polls words of its own segment that other PEs write with
 // MPI_Put (barrier flags, lock words). In the unified model such a write
-// becomes visible to the process's loads after MPI_Win_sync, so WaitFor
-// calls MPI_Win_sync before every poll and once more when the wait ends;
-// the polls themselves (flushes, MPI_Test on the receives, MPI_Iprobe)
-// drive MPI's progress.
+// becomes visible to the process's loads after MPI_Win_sync, so every
+// check of a wait's condition but the first follows an MPI_Win_sync, made
+// in the same C call as the poll's flush or its probe of the receives when
+// the poll makes one, and a wait ends with one (or with a memory fence
+// when one came after the last check began); the polls themselves
+// (flushes, MPI_Test on the receives, MPI_Iprobe) drive MPI's progress.
+//
+// # Polling and progress
+//
+// Each call into C costs the cgo transition, so the hot paths make one:
+// a poll of what arrives is one call (the sync, MPI_Iprobe on the control
+// communicator, MPI_Test on the ring's next receive), whose findings are
+// left in C memory rather than in Go variables passed by address (which
+// would be allocated on every poll). A blocking put or get completes at
+// its flush, which MPI progresses by itself: inside a wait, the poll
+// right after the local completion queue handed out completions skips
+// the receives and control messages, at most 15 times in a row, so that
+// a PE that only puts still serves what is addressed to it every 16
+// blocking operations (amPollEvery), and a wait whose condition those
+// completions did not meet polls everything in its next round. A wait
+// still not ready after 64 polls drives MPI's progress in C between
+// polls, up to 16 rounds of probe and tests (the offloaded collective's
+// too) that stop at the first arrival: MPICH over UCX's shared-memory
+// transport completes a put or get only when its target's progress
+// engine serves it, and a PE waiting in a barrier is often that target.
+// A word of the segment written by another PE is then seen up to one
+// such spin later.
 //
 // # Atomics and MPI's atomicity rule
 //

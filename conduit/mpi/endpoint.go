@@ -10,6 +10,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -98,6 +99,11 @@ type endpoint struct {
 	reaped   []C.int
 
 	progress int64 // things got done: completions, messages
+
+	syncs        int64 // MPI_Win_sync calls made inside waits (WaitFor)
+	completedNow bool  // the last PollLocalCQ handed out completions
+	amSkips      int   // polls of messages skipped in a row (amPollEvery)
+	fence        atomic.Uint32
 
 	inWait    bool // inside WaitFor
 	idlePolls int  // polls outside a wait that left operations pending
@@ -230,7 +236,7 @@ func (e *endpoint) Register(buf []byte) (conduit.MemHandle, error) {
 			break
 		}
 	}
-	if !overlap && !e.job.inSegment(buf) {
+	if !overlap && !e.job.inSegment(buf) && !e.job.noDynamic {
 		var addr C.int64_t
 		if err := check("MPI_Win_attach", e.rank, C.gp_attach(e.job.c, ptr(buf), C.int64_t(len(buf)), &addr)); err != nil {
 			r.pin.Unpin()
@@ -351,6 +357,9 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 	strict := order == conduit.OrderStrict
 	dyn := d.Remote.ID != conduit.SegmentID
 	disp := d.RemoteOffset
+	if dyn && j.noDynamic {
+		return e.postSelf(d)
+	}
 	if dyn {
 		rr, err := e.lookupRemote(d.Target, d.Remote.ID)
 		if err != nil {
@@ -429,6 +438,37 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 	return nil
 }
 
+// postSelf performs an operation on one of this PE's own registrations
+// other than the segment on a job of one process that has no dynamic
+// window (Open MPI's, see job.open): a copy, or the CPU's atomic, complete
+// at once.
+func (e *endpoint) postSelf(d *conduit.PostDesc) error {
+	r := e.regs[d.Remote.ID]
+	if d.Target != e.rank || r == nil || d.RemoteOffset+d.Bytes() > int64(len(r.buf)) {
+		e.completeNow(d, conduit.StatusError, fmt.Sprintf("PE %d has no registration %d covering [%d,+%d)", d.Target, d.Remote.ID, d.RemoteOffset, d.Bytes()))
+		return nil
+	}
+	if d.Type != conduit.AMO {
+		if err := e.checkLocal(d); err != nil {
+			return err
+		}
+	}
+	mem := r.buf[d.RemoteOffset:]
+	switch d.Type {
+	case conduit.Put:
+		copy(mem, d.Local)
+		if d.RemoteEvent {
+			e.remoteCQ = append(e.remoteCQ, conduit.Event{Source: e.rank, Data: d.RemoteData})
+		}
+	case conduit.Get:
+		copy(d.Local, mem)
+	case conduit.AMO:
+		d.Result = conduit.ApplyAMO(mem[:d.Width], d.AMO, d.Width, d.Operand, d.Compare)
+	}
+	e.completeNow(d, conduit.StatusOK, "")
+	return nil
+}
+
 // checkLocal checks that a put's or get's local buffer lies in this PE's
 // registration LocalMem.
 func (e *endpoint) checkLocal(d *conduit.PostDesc) error {
@@ -455,19 +495,30 @@ func (e *endpoint) flush() error {
 	}
 	j := e.job
 	var err error
+	// Inside a wait the last flush also syncs the segment's window (the
+	// wait's MPI_Win_sync, in the same call).
+	lastWin := 0
+	if len(e.dirtyDyn) > 0 {
+		lastWin = 1
+	}
 	for w, list := range [2][]int{e.dirty, e.dirtyDyn} {
 		if len(list) == 0 || err != nil {
 			continue
 		}
 		if len(list) > 4 {
-			err = check("MPI_Win_flush_all", e.rank, C.gp_flush_all(j.c, C.int(w)))
+			sync := C.int(boolInt(e.inWait && w == lastWin))
+			err = check("MPI_Win_flush_all", e.rank, C.gp_flush_all(j.c, C.int(w), sync))
 		} else {
-			for _, t := range list {
-				if err = check("MPI_Win_flush", e.rank, C.gp_flush(j.c, C.int(w), C.int(t))); err != nil {
+			for i, t := range list {
+				sync := C.int(boolInt(e.inWait && w == lastWin && i == len(list)-1))
+				if err = check("MPI_Win_flush", e.rank, C.gp_flush(j.c, C.int(w), C.int(t), sync)); err != nil {
 					break
 				}
 			}
 		}
+	}
+	if err == nil && e.inWait {
+		e.syncs++
 	}
 	for _, t := range e.dirty {
 		e.isDirty[t] = 0
@@ -531,6 +582,7 @@ func (e *endpoint) PollLocalCQ(evs []conduit.Event) int {
 	}
 	n := e.localCQ.pop(evs)
 	e.progress += int64(n)
+	e.completedNow = n > 0
 	return n
 }
 
@@ -572,12 +624,11 @@ func (e *endpoint) AllDone() bool {
 	if !e.done {
 		return false
 	}
-	var done C.int
-	if err := check("MPI_Test (done barrier)", e.rank, C.gp_done_test(j.c, &done)); err != nil {
+	if err := check("MPI_Test (done barrier)", e.rank, C.gp_done_test(j.c, &j.c.coll_done)); err != nil {
 		j.fail(err)
 		return false
 	}
-	j.allDone = done != 0
+	j.allDone = j.c.coll_done != 0
 	return j.allDone
 }
 

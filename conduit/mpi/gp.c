@@ -279,11 +279,20 @@ int gp_get(gp_job *j, int dyn, void *dst, int64_t n, int target, int64_t disp) {
 	return MPI_SUCCESS;
 }
 
-int gp_flush(gp_job *j, int dyn, int target) {
-	return MPI_Win_flush(target, dyn ? j->dyn : j->seg);
+// gp_flush and gp_flush_all complete the operations to one target or to
+// all; with sync they then call MPI_Win_sync on the segment's window (the
+// wait loop's sync, done in the same call).
+int gp_flush(gp_job *j, int dyn, int target, int sync) {
+	int rc = MPI_Win_flush(target, dyn ? j->dyn : j->seg);
+	if (rc == MPI_SUCCESS && sync) rc = MPI_Win_sync(j->seg);
+	return rc;
 }
 
-int gp_flush_all(gp_job *j, int dyn) { return MPI_Win_flush_all(dyn ? j->dyn : j->seg); }
+int gp_flush_all(gp_job *j, int dyn, int sync) {
+	int rc = MPI_Win_flush_all(dyn ? j->dyn : j->seg);
+	if (rc == MPI_SUCCESS && sync) rc = MPI_Win_sync(j->seg);
+	return rc;
+}
 
 int gp_win_sync(gp_job *j) { return MPI_Win_sync(j->seg); }
 
@@ -387,15 +396,18 @@ int gp_post_recv(gp_job *j, int i) {
 
 char *gp_recv_buf(gp_job *j, int i) { return j->rbuf + (size_t)i * j->slot; }
 
-// gp_test_recv tests receive i; when it has completed, *done is 1 and
-// the source and length are recorded.
-int gp_test_recv(gp_job *j, int i, int *done, int *src, int *len) {
+// gp_test_recv tests receive i; when it has completed, am_done is 1 and
+// its source and length are recorded (gp_recv_src, gp_recv_len).
+int gp_test_recv(gp_job *j, int i) {
 	MPI_Status st;
-	int rc = MPI_Test(&j->rreq[i], done, &st);
-	if (rc != MPI_SUCCESS || !*done) return rc;
-	*src = st.MPI_SOURCE;
-	return MPI_Get_count(&st, MPI_BYTE, len);
+	int rc = MPI_Test(&j->rreq[i], &j->am_done, &st);
+	if (rc != MPI_SUCCESS || !j->am_done) return rc;
+	j->rsrc[i] = st.MPI_SOURCE;
+	return MPI_Get_count(&st, MPI_BYTE, &j->rlen[i]);
 }
+
+int gp_recv_src(gp_job *j, int i) { return j->rsrc[i]; }
+int gp_recv_len(gp_job *j, int i) { return j->rlen[i]; }
 
 int gp_cancel_recv(gp_job *j, int i) {
 	if (j->rreq[i] == MPI_REQUEST_NULL) return MPI_SUCCESS;
@@ -406,7 +418,8 @@ int gp_cancel_recv(gp_job *j, int i) {
 
 // gp_reap tests the active sends and frees the slots of those that have
 // completed; it returns their number in *n and their slots in done_idx.
-int gp_reap(gp_job *j, int *n) {
+int gp_reap(gp_job *j) {
+	int *n = &j->nreaped;
 	*n = 0;
 	if (j->nactive == 0) return MPI_SUCCESS;
 	int outcount = 0;
@@ -445,14 +458,47 @@ int gp_send_big(gp_job *j, int which, int target, int tag, void *p, int n) {
 	return MPI_Send(p, n, MPI_BYTE, target, tag, j->comm[which]);
 }
 
-// gp_probe looks for a control message: *found, its source, tag, length.
-int gp_probe(gp_job *j, int which, int *found, int *src, int *tag, int *len) {
+// gp_probe looks for a message on communicator which: ct_found, and its
+// source, tag and length.
+int gp_probe(gp_job *j, int which) {
 	MPI_Status st;
-	int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, j->comm[which], found, &st);
-	if (rc != MPI_SUCCESS || !*found) return rc;
-	*src = st.MPI_SOURCE;
-	*tag = st.MPI_TAG;
-	return MPI_Get_count(&st, MPI_BYTE, len);
+	int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, j->comm[which], &j->ct_found, &st);
+	if (rc != MPI_SUCCESS || !j->ct_found) return rc;
+	j->ct_src = st.MPI_SOURCE;
+	j->ct_tag = st.MPI_TAG;
+	return MPI_Get_count(&st, MPI_BYTE, &j->ct_len);
+}
+
+// gp_poll_in is one poll of what arrives, in one call: with sync
+// MPI_Win_sync on the segment's window, then a probe of the control
+// communicator (gp_probe) and, when slot is not negative, a test of that
+// active-message receive (gp_test_recv).
+int gp_poll_in(gp_job *j, int slot, int sync) {
+	int rc = MPI_SUCCESS;
+	j->am_done = 0;
+	if (sync) rc = MPI_Win_sync(j->seg);
+	if (rc == MPI_SUCCESS) rc = gp_probe(j, GP_CTL);
+	if (rc == MPI_SUCCESS && slot >= 0) rc = gp_test_recv(j, slot);
+	return rc;
+}
+
+// gp_spin drives MPI's progress for a waiting PE without returning to Go
+// between polls: up to n rounds of gp_poll_in (without the sync) and, when
+// an offloaded collective is in flight, a test of it; it stops as soon as
+// anything arrives or completes, and ends with MPI_Win_sync.
+int gp_spin(gp_job *j, int slot, int n) {
+	int rc = MPI_SUCCESS, coll = j->coll_req != MPI_REQUEST_NULL;
+	j->coll_done = 0;
+	for (int k = 0; k < n && rc == MPI_SUCCESS; k++) {
+		rc = gp_poll_in(j, slot, 0);
+		if (rc != MPI_SUCCESS || j->am_done || j->ct_found) break;
+		if (coll) {
+			rc = MPI_Test(&j->coll_req, &j->coll_done, MPI_STATUS_IGNORE);
+			if (j->coll_done) break;
+		}
+	}
+	if (rc == MPI_SUCCESS) rc = MPI_Win_sync(j->seg);
+	return rc;
 }
 
 int gp_recv(gp_job *j, int which, int src, int tag, void *p, int n) {
@@ -494,7 +540,7 @@ int gp_iallreduce(gp_job *j, int kind, int op, uint64_t v) {
 	return MPI_Iallreduce(&j->coll_in, &j->coll_out, 1, gp_type(kind), gp_op(op), j->comm[GP_COLL], &j->coll_req);
 }
 
-int gp_coll_test(gp_job *j, int *done) { return gp_test_req(&j->coll_req, done); }
+int gp_coll_test(gp_job *j) { return gp_test_req(&j->coll_req, &j->coll_done); }
 
 uint64_t gp_coll_result(gp_job *j) { return j->coll_width == 4 ? (uint64_t)j->coll_out32 : j->coll_out; }
 

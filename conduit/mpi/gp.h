@@ -38,6 +38,14 @@ typedef struct {
 	uint64_t coll_in, coll_out;
 	uint32_t coll_in32, coll_out32;
 	int coll_width;
+
+	// What the polling calls found, in C memory so that the Go side
+	// passes them no pointers (a Go variable whose address goes to C
+	// escapes to the heap: an allocation on every poll).
+	int am_done;                           // the tested receive completed
+	int ct_found, ct_src, ct_tag, ct_len;  // a control message is waiting
+	int coll_done;                         // the offloaded collective completed
+	int nreaped;                           // sends gp_reap found complete
 } gp_job;
 
 int gp_init(int *provided, int *rank, int *size);
@@ -60,8 +68,8 @@ int gp_attach(gp_job *j, void *p, int64_t n, int64_t *addr);
 int gp_detach(gp_job *j, void *p);
 int gp_put(gp_job *j, int dyn, void *src, int64_t n, int target, int64_t disp);
 int gp_get(gp_job *j, int dyn, void *dst, int64_t n, int target, int64_t disp);
-int gp_flush(gp_job *j, int dyn, int target);
-int gp_flush_all(gp_job *j, int dyn);
+int gp_flush(gp_job *j, int dyn, int target, int sync);
+int gp_flush_all(gp_job *j, int dyn, int sync);
 int gp_win_sync(gp_job *j);
 MPI_Datatype gp_type(int kind);
 MPI_Op gp_op(int op);
@@ -72,12 +80,16 @@ uint64_t gp_amo_result(gp_job *j, int slot, int kind);
 int gp_msg_init(gp_job *j, int nrecv, int nsend, int slot);
 int gp_post_recv(gp_job *j, int i);
 char *gp_recv_buf(gp_job *j, int i);
-int gp_test_recv(gp_job *j, int i, int *done, int *src, int *len);
+int gp_test_recv(gp_job *j, int i);
+int gp_recv_src(gp_job *j, int i);
+int gp_recv_len(gp_job *j, int i);
 int gp_cancel_recv(gp_job *j, int i);
-int gp_reap(gp_job *j, int *n);
+int gp_reap(gp_job *j);
 int gp_isend(gp_job *j, int which, int target, int tag, int s, int n);
 int gp_send_big(gp_job *j, int which, int target, int tag, void *p, int n);
-int gp_probe(gp_job *j, int which, int *found, int *src, int *tag, int *len);
+int gp_probe(gp_job *j, int which);
+int gp_poll_in(gp_job *j, int slot, int sync);
+int gp_spin(gp_job *j, int slot, int n);
 int gp_recv(gp_job *j, int which, int src, int tag, void *p, int n);
 int gp_done_start(gp_job *j);
 int gp_test_req(MPI_Request *r, int *done);
@@ -87,7 +99,7 @@ int gp_exit_test(gp_job *j, int *done);
 int64_t gp_exit_count(gp_job *j, int i);
 int gp_ibarrier(gp_job *j);
 int gp_iallreduce(gp_job *j, int kind, int op, uint64_t v);
-int gp_coll_test(gp_job *j, int *done);
+int gp_coll_test(gp_job *j);
 uint64_t gp_coll_result(gp_job *j);
 int gp_free(gp_job *j, int *where);
 void gp_yield(void);

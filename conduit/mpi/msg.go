@@ -88,13 +88,12 @@ func (e *endpoint) reap() {
 	if j.c.nactive == 0 {
 		return
 	}
-	var n C.int
-	if err := check("MPI_Testsome (sends)", e.rank, C.gp_reap(j.c, &n)); err != nil {
+	if err := check("MPI_Testsome (sends)", e.rank, C.gp_reap(j.c)); err != nil {
 		j.fail(err)
 		return
 	}
 	done := unsafe.Slice(j.c.done_idx, int(j.c.nsend))
-	for _, s := range done[:n] {
+	for _, s := range done[:j.c.nreaped] {
 		if t := e.slotDest[s]; t >= 0 {
 			e.inFlight[t]--
 		}
@@ -107,11 +106,38 @@ func (e *endpoint) reap() {
 // (the receives are posted in ring order and matched in posting order, so
 // each sender's messages come in the order it sent them), from at most
 // PeerBurst senders. The previous batch's buffers are posted again first.
+//
+// Inside a wait, a poll that comes right after the local completion queue
+// handed out completions (the flush that completed a blocking put, say)
+// skips the active messages and the control communicator, at most
+// amPollEvery-1 times in a row; see amPollEvery.
 func (e *endpoint) PollMessages(msgs []conduit.Message) int {
 	j := e.job
+	completed := e.completedNow
+	e.completedNow = false
+	if e.inWait && completed && e.amSkips < amPollEvery-1 {
+		e.amSkips++
+		return 0
+	}
+	e.amSkips = 0
 	e.repost()
 	e.reap()
-	j.pollCtl()
+	// One call syncs (in a wait), probes the control communicator and
+	// tests the ring's head.
+	slot := e.headSlot()
+	if err := check("MPI_Iprobe or MPI_Test (polling)", e.rank, C.gp_poll_in(j.c, C.int(slot), C.int(boolInt(e.inWait)))); err != nil {
+		j.fail(err)
+		return 0
+	}
+	if e.inWait {
+		e.syncs++
+	}
+	if slot >= 0 {
+		e.received(slot)
+	}
+	if j.recvCtl() {
+		j.pollCtl()
+	}
 	n := 0
 	var peers [64]int
 	npeers := 0
@@ -144,6 +170,31 @@ func (e *endpoint) PollMessages(msgs []conduit.Message) int {
 	return n
 }
 
+// amPollEvery bounds how long active messages and control messages wait
+// while the PE completes blocking operations: inside a wait, a poll right
+// after local completions were handed out skips them, but never more than
+// amPollEvery-1 polls in a row. A blocking put or get is complete at the
+// flush, which MPI progresses by itself, so it needs no poll of the
+// receives to complete, and a loop of blocking puts paid for two MPI calls
+// (MPI_Iprobe, MPI_Test) per put that found nothing; a wait whose
+// condition is not met by the completions polls everything in its next
+// round (that round hands out no completions), so no wait depends on the
+// skipped poll, and a PE that only puts still serves the atomics,
+// messages and control messages addressed to it every amPollEvery
+// blocking operations. Assumed: 16 keeps the skipped polls' share of a
+// put's time small while the delay it adds to a request is a few
+// microseconds of puts.
+const amPollEvery = 16
+
+// headSlot is the ring's next receive when it is posted and not yet known
+// to be complete, else -1.
+func (e *endpoint) headSlot() int {
+	if len(e.held) < e.nrecv && !e.rdone[e.head] {
+		return e.head
+	}
+	return -1
+}
+
 // repost posts again the receives of the last batch handed out.
 func (e *endpoint) repost() {
 	j := e.job
@@ -160,15 +211,22 @@ func (e *endpoint) repost() {
 // arrived.
 func (e *endpoint) testRecv(s int) bool {
 	j := e.job
-	var done, src, length C.int
-	if err := check("MPI_Test (active-message receive)", e.rank, C.gp_test_recv(j.c, C.int(s), &done, &src, &length)); err != nil {
+	if err := check("MPI_Test (active-message receive)", e.rank, C.gp_test_recv(j.c, C.int(s))); err != nil {
 		j.fail(err)
 		return false
 	}
-	if done == 0 {
+	return e.received(s)
+}
+
+// received records the message of receive slot s when the last test of
+// it (gp_test_recv, gp_poll_in, gp_spin) found it complete.
+func (e *endpoint) received(s int) bool {
+	j := e.job
+	if j.c.am_done == 0 {
 		return false
 	}
-	e.rdone[s], e.rsrc[s], e.rlen[s] = true, int(src), int(length)
+	j.c.am_done = 0
+	e.rdone[s], e.rsrc[s], e.rlen[s] = true, int(C.gp_recv_src(j.c, C.int(s))), int(C.gp_recv_len(j.c, C.int(s)))
 	j.amRecv++
 	return true
 }
@@ -228,32 +286,44 @@ func (j *job) pollCtl() {
 		return
 	}
 	for {
-		var found, src, tag, length C.int
-		if err := check("MPI_Iprobe (control)", j.rank, C.gp_probe(j.c, commCtl, &found, &src, &tag, &length)); err != nil {
+		if err := check("MPI_Iprobe (control)", j.rank, C.gp_probe(j.c, commCtl)); err != nil {
 			j.fail(err)
 			return
 		}
-		if found == 0 {
+		if !j.recvCtl() {
 			return
 		}
-		if cap(j.ctlBuf) < int(length) {
-			j.ctlBuf = make([]byte, max(int(length), 256))
-		}
-		buf := j.ctlBuf[:length]
-		var p unsafe.Pointer
-		if length > 0 {
-			p = unsafe.Pointer(&buf[0])
-		}
-		// Received into Go memory: MPI_Recv keeps no pointer after it
-		// returns.
-		if err := check("MPI_Recv (control)", j.rank, C.gp_recv(j.c, commCtl, src, tag, p, length)); err != nil {
-			j.fail(err)
-			return
-		}
-		j.ctlRecv++
-		j.ep.progress++
-		j.handleCtl(int(src), int(tag), buf)
 	}
+}
+
+// recvCtl receives and handles the control message the last probe found
+// (gp_probe, gp_poll_in, gp_spin), if any, and reports whether there was
+// one.
+func (j *job) recvCtl() bool {
+	c := j.c
+	if c.ct_found == 0 {
+		return false
+	}
+	c.ct_found = 0
+	src, tag, length := c.ct_src, c.ct_tag, c.ct_len
+	if cap(j.ctlBuf) < int(length) {
+		j.ctlBuf = make([]byte, max(int(length), 256))
+	}
+	buf := j.ctlBuf[:length]
+	var p unsafe.Pointer
+	if length > 0 {
+		p = unsafe.Pointer(&buf[0])
+	}
+	// Received into Go memory: MPI_Recv keeps no pointer after it
+	// returns.
+	if err := check("MPI_Recv (control)", j.rank, C.gp_recv(j.c, commCtl, src, tag, p, length)); err != nil {
+		j.fail(err)
+		return false
+	}
+	j.ctlRecv++
+	j.ep.progress++
+	j.handleCtl(int(src), int(tag), buf)
+	return true
 }
 
 func (j *job) handleCtl(src, tag int, buf []byte) {

@@ -20,11 +20,36 @@ import (
 // messages.
 const slowEvery = 256
 
-// WaitFor polls w until it is ready. Before every poll but the first it
-// calls MPI_Win_sync on the segment's window: the runtime polls words of its
-// own segment that other PEs write with MPI_Put (barrier flags, lock
-// words), and in MPI's unified memory model MPI_Win_sync is what makes
-// such a write visible to the process's loads. The polls themselves
+// A wait that is still not ready after spinAfter polls drives MPI's
+// progress between its polls in C (gp_spin): up to spinRounds rounds of a
+// probe of the control communicator, a test of the ring's next receive and
+// a test of the offloaded collective, stopping at the first that finds
+// something. A PE waiting for others is often the target of their RMA,
+// and MPICH over UCX's shared-memory transport completes a put or get
+// only when the target's progress engine serves it: a round trip through
+// the runtime's poll costs several cgo calls and allocates nothing useful,
+// and a target polling that slowly held get bandwidth at 76 to 83% of
+// osu_get_bw from 64 to 256 KiB, whose target sits in MPI_Barrier. The
+// cost is that a word of the segment that another PE writes (a barrier
+// flag of a split team) is seen up to one spin later. Assumed: 64 polls
+// is longer than a wait for a completion or a reply on one node (those
+// end in a few polls), and 16 rounds of two or three MPI calls each are a
+// few microseconds on the development machine.
+const (
+	spinAfter  = 64
+	spinRounds = 16
+)
+
+// WaitFor polls w until it is ready. Every check of w but the first comes
+// after an MPI_Win_sync on the segment's window: the runtime polls words
+// of its own segment that other PEs write with MPI_Put (barrier flags,
+// lock words), and in MPI's unified memory model MPI_Win_sync is what
+// makes such a write visible to the process's loads. The sync is made by
+// the poll itself when it calls MPI anyway (the flush of PollLocalCQ, the
+// one call of PollMessages, gp_spin) and by its own call otherwise. A wait
+// ends with a sync too, or, when one came after the last check of w began
+// only, with a memory fence (an atomic add), which orders the loads that
+// follow after the load that saw the wait end. The polls themselves
 // drive MPI's progress (PollLocalCQ flushes, PollMessages tests the
 // receives and probes the control communicator).
 //
@@ -43,13 +68,20 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		progress = e.progress
 		reported bool
 	)
+	synced := e.syncs // the count of syncs when the last check began
 	for i := 1; ; i++ {
-		if i > 1 {
+		if i > 1 && e.syncs == synced {
 			C.gp_win_sync(j.c)
+			e.syncs++
 		}
+		synced = e.syncs
 		ok, err := w.Ready()
 		if ok || err != nil {
-			C.gp_win_sync(j.c)
+			if i == 1 && e.syncs == synced {
+				C.gp_win_sync(j.c)
+			} else {
+				e.fence.Add(1)
+			}
 			if reported {
 				j.dl.report(stateBusy, "")
 			}
@@ -63,6 +95,8 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 			// wait on a busy one): let the process this PE waits for
 			// run.
 			C.gp_yield()
+		} else if i > spinAfter {
+			e.spin()
 		}
 		if i%slowEvery != 0 {
 			continue
@@ -94,6 +128,26 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		if j.aborted {
 			return j.abortErr
 		}
+	}
+}
+
+// spin drives MPI's progress in C until something arrives (see
+// spinAfter) and records what did: the ring's next message, a control
+// message. An offloaded collective that completed is found by its next
+// test.
+func (e *endpoint) spin() {
+	j := e.job
+	slot := e.headSlot()
+	if err := check("MPI_Iprobe or MPI_Test (waiting)", e.rank, C.gp_spin(j.c, C.int(slot), spinRounds)); err != nil {
+		j.fail(err)
+		return
+	}
+	e.syncs++
+	if slot >= 0 {
+		e.received(slot)
+	}
+	if j.recvCtl() {
+		j.pollCtl()
 	}
 }
 
