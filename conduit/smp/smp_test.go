@@ -1376,3 +1376,45 @@ func TestWallTimeLimit(t *testing.T) {
 		})
 	})
 }
+
+// TestMessageInlineBoundary sends messages whose header and payload just
+// fit a mailbox slot (the payload travels inline) and just do not (it
+// travels in the slot's payload buffer), alternating through the same
+// slots, and checks every one whole.
+func TestMessageInlineBoundary(t *testing.T) {
+	const hdrBytes = 40
+	mk := func(i int) (hdr, pay []byte) {
+		hdr, pay = make([]byte, hdrBytes), make([]byte, smp.MaxHeaderBytes-hdrBytes+i%2)
+		for j := range hdr {
+			hdr[j] = byte(i + j)
+		}
+		for j := range pay {
+			pay[j] = byte(3*i + j)
+		}
+		return hdr, pay
+	}
+	const n = 150 // the ring (64 slots) wraps twice
+	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
+		if ep.Rank() == 1 {
+			for i := range n {
+				hdr, pay := mk(i)
+				if err := sendRetry(ep, 0, hdr, pay); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		msgs := make([]conduit.Message, 4)
+		next := 0
+		return ep.WaitFor("the messages", smptest.WaitFunc(func() (bool, error) {
+			k := ep.PollMessages(msgs)
+			for _, m := range msgs[:k] {
+				hdr, pay := mk(next)
+				assert.Equal(t, hdr, m.Header, "message %d header", next)
+				assert.Equal(t, pay, m.Payload, "message %d payload", next)
+				next++
+			}
+			return next == n, nil
+		}))
+	})
+}
