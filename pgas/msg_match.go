@@ -169,8 +169,8 @@ type msgState struct {
 	// Recycled requests and arrived messages (newReq, newIn), the
 	// condition of the current wait, and how many times a wait polls
 	// before it waits in the conduit (msgWait).
-	freeReqs []*msgReq
-	freeIns  []*inMsg
+	reqs     freeList[msgReq]
+	ins      freeList[inMsg]
 	waiter   msgWaiter
 	spin     int
 	trim     bool // leave trailing zero arguments off (on a real network)
@@ -205,56 +205,60 @@ func (f *fifo[T]) pop() T {
 	return v
 }
 
-// newReq returns a cleared request, recycled if one is free.
-func (m *msgState) newReq() *msgReq {
-	if n := len(m.freeReqs); n > 0 {
-		r := m.freeReqs[n-1]
-		m.freeReqs[n-1] = nil
-		m.freeReqs = m.freeReqs[:n-1]
-		return r
+// freeList holds recycled objects, at most msgFreeMax of them.
+type freeList[T any] struct{ free []*T }
+
+// get returns a recycled object, or a new one; the caller clears it.
+func (l *freeList[T]) get() *T {
+	n := len(l.free)
+	if n == 0 {
+		return new(T)
 	}
-	return &msgReq{}
+	v := l.free[n-1]
+	l.free[n-1] = nil
+	l.free = l.free[:n-1]
+	return v
 }
 
-// recycle takes back a request its caller is done with. Only a request
-// that completed without error is reused: a failed one may still be named
-// by a protocol step queued before it failed.
-func (m *msgState) recycle(r *msgReq) {
-	if !r.done || r.err != nil || len(m.freeReqs) >= msgFreeMax {
-		return
-	}
-	if in := r.in; in != nil && in.kind != kBuf {
-		// Its protocol is over: nothing names it any more. (A buffered
-		// message's pieces may name it until its last one has come.)
-		m.recycleIn(in)
-	}
-	*r = msgReq{chunks: r.chunks[:0], onGet: r.onGet}
-	m.freeReqs = append(m.freeReqs, r)
-}
+// full reports whether the list takes no more.
+func (l *freeList[T]) full() bool { return len(l.free) >= msgFreeMax }
+
+func (l *freeList[T]) put(v *T) { l.free = append(l.free, v) }
 
 // msgFreeMax bounds each list of recycled objects: assumed, a window of
 // the OSU benchmarks' size (64) and then some.
 const msgFreeMax = 256
 
-// newIn returns a cleared arrived message, recycled if one is free.
-func (m *msgState) newIn() *inMsg {
-	if n := len(m.freeIns); n > 0 {
-		in := m.freeIns[n-1]
-		m.freeIns[n-1] = nil
-		m.freeIns = m.freeIns[:n-1]
-		return in
+// newReq returns a cleared request, recycled if one is free.
+func (m *msgState) newReq() *msgReq { return m.reqs.get() }
+
+// recycle takes back a request its caller is done with. Only a request
+// that completed without error is reused: a failed one may still be named
+// by a protocol step queued before it failed.
+func (m *msgState) recycle(r *msgReq) {
+	if !r.done || r.err != nil || m.reqs.full() {
+		return
 	}
-	return &inMsg{}
+	if in := r.in; in != nil && in.kind != kBuf {
+		// Its protocol is over: nothing names it any more. (A buffered
+		// message is left to the collector, to be safe about its pieces.)
+		m.recycleIn(in)
+	}
+	*r = msgReq{chunks: r.chunks[:0], onGet: r.onGet}
+	m.reqs.put(r)
 }
 
-// recycleIn takes back a short message once it is matched and copied; its
-// copy buffer is kept for the next unexpected message.
+// newIn returns a cleared arrived message, recycled if one is free.
+func (m *msgState) newIn() *inMsg { return m.ins.get() }
+
+// recycleIn takes back an arrived message whose receive is over; its copy
+// buffer is kept for the next unexpected short message.
 func (m *msgState) recycleIn(in *inMsg) {
-	if len(m.freeIns) >= msgFreeMax {
+	if m.ins.full() {
 		return
 	}
 	*in = inMsg{own: in.own[:0]}
-	m.freeIns = append(m.freeIns, in)
+	m.ins.put(in)
 }
 
 func (pe *PE) initMsg() error {

@@ -847,6 +847,13 @@ func TestMessagesInOrderExact(t *testing.T) {
 		}
 		return hdr, pay
 	}
+	exchangeMessages(t, n, mk)
+}
+
+// exchangeMessages has PE 1 send PE 0 the n messages mk makes, in order,
+// and PE 0 check that each arrives whole and in order.
+func exchangeMessages(t *testing.T, n int, mk func(i int) (hdr, pay []byte)) {
+	t.Helper()
 	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() == 1 {
 			for i := range n {
@@ -867,7 +874,7 @@ func TestMessagesInOrderExact(t *testing.T) {
 		}
 		msgs := make([]conduit.Message, 7)
 		next := 0
-		err := ep.WaitFor("200 messages", smptest.WaitFunc(func() (bool, error) {
+		err := ep.WaitFor(fmt.Sprintf("%d messages", n), smptest.WaitFunc(func() (bool, error) {
 			k := ep.PollMessages(msgs)
 			for _, m := range msgs[:k] {
 				hdr, pay := mk(next)
@@ -1393,28 +1400,5 @@ func TestMessageInlineBoundary(t *testing.T) {
 		}
 		return hdr, pay
 	}
-	const n = 150 // the ring (64 slots) wraps twice
-	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
-		if ep.Rank() == 1 {
-			for i := range n {
-				hdr, pay := mk(i)
-				if err := sendRetry(ep, 0, hdr, pay); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		msgs := make([]conduit.Message, 4)
-		next := 0
-		return ep.WaitFor("the messages", smptest.WaitFunc(func() (bool, error) {
-			k := ep.PollMessages(msgs)
-			for _, m := range msgs[:k] {
-				hdr, pay := mk(next)
-				assert.Equal(t, hdr, m.Header, "message %d header", next)
-				assert.Equal(t, pay, m.Payload, "message %d payload", next)
-				next++
-			}
-			return next == n, nil
-		}))
-	})
+	exchangeMessages(t, 150, mk) // the ring (64 slots) wraps twice
 }
