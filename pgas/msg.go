@@ -321,7 +321,8 @@ func (pe *PE) msgWait(op string, what func() string, r *msgReq, done func() bool
 	m := pe.msg
 	w := &m.waiter
 	if w.m != nil {
-		// A wait inside a wait (a poller's): give it a waiter of its own.
+		// A wait begun inside another (from a handler its polls ran,
+		// which the engine refuses) leaves the outer one's condition be.
 		w = &msgWaiter{}
 	}
 	*w = msgWaiter{m: m, r: r, f: done}
