@@ -89,6 +89,7 @@ func (h Handle) finish() error {
 		if r.stOut != nil && !r.send {
 			*r.stOut = r.status
 		}
+		h.pe.msg.recycle(r)
 	}
 	if err == nil && s.res != nil {
 		switch s.resWidth {
@@ -113,7 +114,7 @@ func (h Handle) Wait() error {
 		return err
 	}
 	if s := h.s; s.msg != nil {
-		if err := h.pe.msgWait("Wait", func() string { return "a message" }, s.done); err != nil {
+		if err := h.pe.msgWait("Wait", func() string { return "a message" }, s.msg, nil); err != nil {
 			return err
 		}
 		return h.finish()
@@ -191,7 +192,7 @@ func WaitSome(hs []Handle) ([]int, error) {
 		return false
 	}
 	if msgs {
-		if err := pe.msgWait("WaitSome", func() string { return "some non-blocking operation" }, any); err != nil {
+		if err := pe.msgWait("WaitSome", func() string { return "some non-blocking operation" }, nil, any); err != nil {
 			return nil, err
 		}
 	} else if err := pe.eng.WaitFunc("some non-blocking operation", any); err != nil {

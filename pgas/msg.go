@@ -130,10 +130,13 @@ func (t *Team) send(op string, dest, tag int, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := t.pe.msgWait(op, func() string { return fmt.Sprintf("%s to PE %d with tag %d", op, r.peer, tag) }, func() bool { return r.done }); err != nil {
+	m := t.pe.msg
+	if err := t.pe.msgWait(op, func() string { return m.sendDesc.get("%s to PE %d with tag %d", op, r.peer, tag) }, r, nil); err != nil {
 		return err
 	}
-	return r.err
+	err = r.err
+	m.recycle(r)
+	return err
 }
 
 func (t *Team) recv(op string, src, tag int, buf []byte) (Status, error) {
@@ -141,10 +144,13 @@ func (t *Team) recv(op string, src, tag int, buf []byte) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	if err := t.pe.msgWait(op, func() string { return fmt.Sprintf("%s from PE %d with tag %d", op, r.peer, tag) }, func() bool { return r.done }); err != nil {
+	m := t.pe.msg
+	if err := t.pe.msgWait(op, func() string { return m.recvDesc.get("%s from PE %d with tag %d", op, r.peer, tag) }, r, nil); err != nil {
 		return Status{}, err
 	}
-	return r.status, r.err
+	st, err := r.status, r.err
+	m.recycle(r)
+	return st, err
 }
 
 // Isend starts a send to team rank dest; see PE.Isend.
@@ -182,7 +188,7 @@ func (t *Team) Probe(src, tag int) (Status, error) {
 		st, ok = t.probe(src, tag)
 		return ok
 	}
-	if err := pe.msgWait("Probe", func() string { return fmt.Sprintf("a message from PE %d with tag %d to probe", src, tag) }, found); err != nil {
+	if err := pe.msgWait("Probe", func() string { return fmt.Sprintf("a message from PE %d with tag %d to probe", src, tag) }, nil, found); err != nil {
 		return Status{}, err
 	}
 	return st, nil
@@ -245,8 +251,9 @@ func (t *Team) startSend(op string, dest, tag int, buf []byte) (*msgReq, error) 
 	}
 	m := pe.msg
 	m.nextID++
-	r := &msgReq{op: op, send: true, team: t, peer: t.global(dest), tag: tag, buf: buf, id: m.nextID, proto: m.p.protoFor(int64(len(buf)))}
-	m.outq = append(m.outq, r)
+	r := m.newReq()
+	r.op, r.send, r.team, r.peer, r.tag, r.buf, r.id, r.proto = op, true, t, t.global(dest), tag, buf, m.nextID, m.p.protoFor(int64(len(buf)))
+	m.outq.push(r)
 	if err := m.progress(); err != nil {
 		return nil, pe.wrap(op, err)
 	}
@@ -261,11 +268,12 @@ func (t *Team) startRecv(op string, src, tag int, buf []byte) (*msgReq, error) {
 	if buf == nil {
 		return nil, pe.errf(op, ErrArgument, "nil buffer for a message from PE %d with tag %d", src, tag)
 	}
-	r := &msgReq{op: op, team: t, peer: AnySource, tag: tag, buf: buf}
+	m := pe.msg
+	r := m.newReq()
+	r.op, r.team, r.peer, r.tag, r.buf = op, t, AnySource, tag, buf
 	if src != AnySource {
 		r.peer = t.global(src)
 	}
-	m := pe.msg
 	m.post(r)
 	if err := m.progress(); err != nil {
 		return nil, pe.wrap(op, err)
@@ -282,25 +290,21 @@ func (m *msgState) progress() error {
 	m.inProgress = true
 	defer func() { m.inProgress = false }()
 	for {
-		if len(m.actions) > 0 {
-			a := m.actions[0]
-			m.actions[0] = nil
-			m.actions = m.actions[1:]
-			if err := a(); err != nil {
+		if m.actions.len() > 0 {
+			if err := m.run(m.actions.pop()); err != nil {
 				m.err = err
 				return err
 			}
 			continue
 		}
-		if len(m.outq) > 0 {
-			ok, err := m.advance(m.outq[0])
+		if m.outq.len() > 0 {
+			ok, err := m.advance(m.outq.peek())
 			if err != nil {
 				m.err = err
 				return err
 			}
 			if ok {
-				m.outq[0] = nil
-				m.outq = m.outq[1:]
+				m.outq.pop()
 				continue
 			}
 		}
@@ -308,27 +312,84 @@ func (m *msgState) progress() error {
 	}
 }
 
-// msgWait makes messaging progress until done reports true; op names the
-// call in errors, what the wait in deadlock reports.
-func (pe *PE) msgWait(op string, what func() string, done func() bool) error {
+// msgWait makes messaging progress until request r is done (r not nil) or
+// done reports true; op names the call in errors, what the wait in
+// deadlock reports. On a real network it first polls a few times itself,
+// so that a message answered at once costs neither the description nor
+// the conduit's wait.
+func (pe *PE) msgWait(op string, what func() string, r *msgReq, done func() bool) error {
 	m := pe.msg
-	desc := ""
-	for {
+	w := &m.waiter
+	if w.m != nil {
+		// A wait begun inside another (from a handler its polls ran,
+		// which the engine refuses) leaves the outer one's condition be.
+		w = &msgWaiter{}
+	}
+	*w = msgWaiter{m: m, r: r, f: done}
+	defer func() { *w = msgWaiter{} }()
+	for i := 0; ; i++ {
 		if err := m.progress(); err != nil {
 			return pe.wrap(op, err)
 		}
-		if done() {
+		if w.ready() {
 			return nil
 		}
-		if desc == "" {
-			desc = what()
+		if i >= m.spin {
+			break
 		}
-		ev := m.events
-		if err := pe.eng.WaitFunc(desc, func() bool { return m.events != ev || done() }); err != nil {
+		if _, err := pe.eng.Poll(); err != nil {
 			return pe.wrap(op, err)
 		}
 	}
+	desc := what()
+	for {
+		w.ev = m.events
+		if err := pe.eng.Wait(desc, w); err != nil {
+			return pe.wrap(op, err)
+		}
+		if err := m.progress(); err != nil {
+			return pe.wrap(op, err)
+		}
+		if w.ready() {
+			return nil
+		}
+	}
 }
+
+// waitDesc keeps the description of the last wait of a kind, which a loop
+// of sends or receives to one peer with one tag then reuses.
+type waitDesc struct {
+	op        string
+	peer, tag int
+	s         string
+}
+
+func (d *waitDesc) get(format, op string, peer, tag int) string {
+	if d.s == "" || d.op != op || d.peer != peer || d.tag != tag {
+		*d = waitDesc{op: op, peer: peer, tag: tag, s: fmt.Sprintf(format, op, peer, tag)}
+	}
+	return d.s
+}
+
+// msgWaiter is the condition of a messaging wait, kept in msgState so that
+// a wait allocates nothing: the request or function waited for, or any
+// messaging event (a protocol step queued for progress).
+type msgWaiter struct {
+	m  *msgState
+	ev uint64
+	r  *msgReq
+	f  func() bool
+}
+
+func (w *msgWaiter) ready() bool {
+	if w.r != nil {
+		return w.r.done
+	}
+	return w.f()
+}
+
+// Done reports whether the wait should return to progress.
+func (w *msgWaiter) Done() bool { return w.m.events != w.ev || w.ready() }
 
 // msgPoll makes one round of messaging progress without waiting.
 func (pe *PE) msgPoll(what string) error {

@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/gopgas/gopgas/am"
 	"github.com/gopgas/gopgas/conduit"
@@ -88,6 +89,9 @@ type msgReq struct {
 	in   *inMsg
 	got  int64 // bytes accounted for
 	xfer transport.Op
+	// onGet ends a get rendezvous's transfer; made once per request and
+	// kept when it is recycled.
+	onGet func(*transport.Op)
 }
 
 type chunk struct {
@@ -107,6 +111,7 @@ type inMsg struct {
 	mem    conduit.MemHandle
 	off    int64
 	data   []byte     // a short message's payload, copied when unexpected
+	own    []byte     // the storage of that copy, kept when recycled
 	pieces []msgPiece // buffered pieces arrived and not yet read
 	recv   *msgReq
 	trunc  bool
@@ -152,14 +157,108 @@ type msgState struct {
 	inSeq  map[int]uint32
 	early  map[chanKey]*early
 
-	outq       []*msgReq
-	actions    []func() error
+	outq       fifo[*msgReq]
+	actions    fifo[msgAction]
 	events     uint64
 	inProgress bool
 	err        error
 
 	rc    rcache
 	slots slotPool
+
+	// Recycled requests and arrived messages (newReq, newIn), the
+	// condition of the current wait, and how many times a wait polls
+	// before it waits in the conduit (msgWait).
+	reqs     freeList[msgReq]
+	ins      freeList[inMsg]
+	waiter   msgWaiter
+	spin     int
+	trim     bool // leave trailing zero arguments off (on a real network)
+	sendDesc waitDesc
+	recvDesc waitDesc
+}
+
+// msgSpinPolls is how many times a messaging wait on a real network polls
+// before it describes itself and waits in the conduit: an answer already
+// on its way usually arrives within them. Assumed: the conduit's own wait
+// spins on, so the number only bounds the work done before the
+// description is built.
+const msgSpinPolls = 64
+
+// fifo is a queue that reuses its storage once drained.
+type fifo[T any] struct {
+	q    []T
+	head int
+}
+
+func (f *fifo[T]) len() int { return len(f.q) - f.head }
+func (f *fifo[T]) push(v T) { f.q = append(f.q, v) }
+func (f *fifo[T]) peek() T  { return f.q[f.head] }
+func (f *fifo[T]) pop() T {
+	v := f.q[f.head]
+	var zero T
+	f.q[f.head] = zero
+	f.head++
+	if f.head == len(f.q) {
+		f.q, f.head = f.q[:0], 0
+	}
+	return v
+}
+
+// freeList holds recycled objects, at most msgFreeMax of them.
+type freeList[T any] struct{ free []*T }
+
+// get returns a recycled object, or a new one; the caller clears it.
+func (l *freeList[T]) get() *T {
+	n := len(l.free)
+	if n == 0 {
+		return new(T)
+	}
+	v := l.free[n-1]
+	l.free[n-1] = nil
+	l.free = l.free[:n-1]
+	return v
+}
+
+// full reports whether the list takes no more.
+func (l *freeList[T]) full() bool { return len(l.free) >= msgFreeMax }
+
+func (l *freeList[T]) put(v *T) { l.free = append(l.free, v) }
+
+// msgFreeMax bounds each list of recycled objects: assumed, a window of
+// the OSU benchmarks' size (64) and then some.
+const msgFreeMax = 256
+
+// newReq returns a cleared request, recycled if one is free.
+func (m *msgState) newReq() *msgReq { return m.reqs.get() }
+
+// recycle takes back a request its caller is done with. Only a request
+// that completed without error is reused: a failed one may still be named
+// by a protocol step queued before it failed.
+func (m *msgState) recycle(r *msgReq) {
+	if !r.done || r.err != nil || m.reqs.full() {
+		return
+	}
+	if in := r.in; in != nil && in.kind != kBuf {
+		// Its protocol is over: nothing names it any more. (A buffered
+		// message is left to the collector, to be safe about its pieces.)
+		m.recycleIn(in)
+	}
+	*r = msgReq{chunks: r.chunks[:0], onGet: r.onGet}
+	m.reqs.put(r)
+}
+
+// newIn returns a cleared arrived message, recycled if one is free.
+func (m *msgState) newIn() *inMsg { return m.ins.get() }
+
+// recycleIn takes back an arrived message whose receive is over; its copy
+// buffer is kept for the next unexpected short message.
+func (m *msgState) recycleIn(in *inMsg) {
+	if m.ins.full() {
+		return
+	}
+	*in = inMsg{own: in.own[:0]}
+	m.ins.put(in)
 }
 
 func (pe *PE) initMsg() error {
@@ -173,13 +272,64 @@ func (pe *PE) initMsg() error {
 		inSeq:  make(map[int]uint32),
 		early:  make(map[chanKey]*early),
 	}
+	// On a simulated network a message's header keeps every argument, as
+	// the modelled MPI's does; its size is part of the message's cost.
+	pe.msg.trim = !pe.ep.Caps().Simulated
+	if !pe.ep.Caps().Simulated && pe.ep.Size() <= min(runtime.GOMAXPROCS(0), runtime.NumCPU()) {
+		// With more PEs than processors a wait gives its processor up at
+		// once (the conduit's wait does), and so does this one.
+		pe.msg.spin = msgSpinPolls
+	}
 	return pe.am.RegisterReserved(hMsg, "pgas.message", pe.msg.onMsg)
 }
 
 // later queues a protocol step for progress.
 func (m *msgState) later(f func() error) {
-	m.actions = append(m.actions, f)
+	m.actions.push(msgAction{f: f})
 	m.events++
+}
+
+// laterStep queues one of the common protocol steps on request r: these
+// need no closure, so that a message's steps allocate nothing.
+func (m *msgState) laterStep(step msgStep, r *msgReq, err error) {
+	m.actions.push(msgAction{step: step, r: r, err: err})
+	m.events++
+}
+
+// msgAction is a protocol step queued for progress: f, or step on r.
+type msgAction struct {
+	f    func() error
+	step msgStep
+	r    *msgReq
+	err  error
+}
+
+type msgStep uint8
+
+const (
+	stepGetData   msgStep = iota + 1 // m.getData(r)
+	stepGetDone                      // m.getDone(r, err)
+	stepCTS                          // m.clearToSend(r)
+	stepPutChunks                    // m.putChunks(r)
+	stepRelease                      // complete r once its registration is released
+)
+
+func (m *msgState) run(a msgAction) error {
+	r := a.r
+	switch a.step {
+	case stepGetData:
+		return m.getData(r)
+	case stepGetDone:
+		return m.getDone(r, a.err)
+	case stepCTS:
+		return m.clearToSend(r)
+	case stepPutChunks:
+		return m.putChunks(r)
+	case stepRelease:
+		m.complete(r, m.release(r.reg))
+		return nil
+	}
+	return a.f()
 }
 
 func (m *msgState) complete(r *msgReq, err error) {
@@ -208,12 +358,21 @@ func (m *msgState) send(dest int, a *msgArgs, kind int, team int, payload []byte
 			defer pe.ep.SetOrdering(prev) //nolint:errcheck // prev was valid
 		}
 	}
-	return pe.am.RequestMedium(dest, hMsg, payload, a[:]...)
+	args := a[:]
+	if m.trim {
+		// Trailing zero arguments are left off: the receiver reads them
+		// as zero. A short message then fits one cache line of a
+		// shared-memory mailbox.
+		for len(args) > aSeq+1 && args[len(args)-1] == 0 {
+			args = args[:len(args)-1]
+		}
+	}
+	return pe.am.RequestMedium(dest, hMsg, payload, args...)
 }
 
 // onMsg takes an arrived messaging AM in its sender's order.
 func (m *msgState) onMsg(msg *am.Message) error {
-	if len(msg.Args) != nArgs {
+	if len(msg.Args) > nArgs || len(msg.Args) <= aSeq {
 		return fmt.Errorf("messaging AM with %d arguments", len(msg.Args))
 	}
 	var a msgArgs
@@ -249,7 +408,8 @@ func (m *msgState) take(src int, a *msgArgs, payload []byte) error {
 	mem := conduit.MemHandle{Owner: int32(src), ID: uint32(a[aMemID]), Bytes: a.i64(aMemLo)}
 	switch kind {
 	case kShort, kRTSGet, kRTSPut:
-		in := &inMsg{src: src, team: team, tag: int(a[aTag]), size: a.i64(aSizeLo), kind: kind, sendID: a[aSendID], mem: mem, off: a.i64(aOffLo)}
+		in := m.newIn()
+		in.src, in.team, in.tag, in.size, in.kind, in.sendID, in.mem, in.off = src, team, int(a[aTag]), a.i64(aSizeLo), kind, a[aSendID], mem, a.i64(aOffLo)
 		if kind == kShort {
 			in.data = payload // copied if it stays unexpected
 		}
@@ -286,17 +446,14 @@ func (m *msgState) take(src int, a *msgArgs, payload []byte) error {
 		r.peerMem = via(mem, conduit.BTE)
 		r.peerOff = a.i64(aOffLo)
 		r.recvID = a[aRecvID]
-		m.later(func() error { return m.putChunks(r) })
+		m.laterStep(stepPutChunks, r, nil)
 	case kDone:
 		r := m.sends[uint32(a[aSendID])]
 		if r == nil {
 			return fmt.Errorf("done from PE %d names send %d, which is not in progress", src, a[aSendID])
 		}
 		delete(m.sends, r.id)
-		m.later(func() error {
-			m.complete(r, m.release(r.reg))
-			return nil
-		})
+		m.laterStep(stepRelease, r, nil)
 	case kRelease:
 		m.slots.free = append(m.slots.free, a[aSlot])
 		m.events++
@@ -306,10 +463,7 @@ func (m *msgState) take(src int, a *msgArgs, payload []byte) error {
 			return fmt.Errorf("fin from PE %d names receive %d, which is not in progress", src, a[aRecvID])
 		}
 		delete(m.recvs, r.id)
-		m.later(func() error {
-			m.complete(r, m.release(r.reg))
-			return nil
-		})
+		m.laterStep(stepRelease, r, nil)
 	default:
 		return fmt.Errorf("messaging AM of unknown kind %d from PE %d", kind, src)
 	}
@@ -335,7 +489,8 @@ func (m *msgState) arrive(in *inMsg) {
 		}
 	}
 	if in.kind == kShort {
-		in.data = append([]byte(nil), in.data...)
+		in.own = append(in.own[:0], in.data...)
+		in.data = in.own
 	}
 	m.stats.Unexpected++
 	m.unexpected = append(m.unexpected, in)
@@ -372,16 +527,18 @@ func (m *msgState) match(r *msgReq, in *inMsg) {
 		if !in.trunc {
 			copy(r.buf, in.data)
 		}
+		r.in = nil
+		m.recycleIn(in)
 		m.complete(r, nil)
 	case kBuf:
 		m.stats.Received[protoBuffered-1]++
 		m.readPieces(in)
 	case kRTSGet:
 		m.stats.Received[protoGet-1]++
-		m.later(func() error { return m.getData(r) })
+		m.laterStep(stepGetData, r, nil)
 	case kRTSPut:
 		m.stats.Received[protoPut-1]++
-		m.later(func() error { return m.clearToSend(r) })
+		m.laterStep(stepCTS, r, nil)
 	}
 }
 

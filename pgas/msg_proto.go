@@ -400,33 +400,37 @@ func (m *msgState) readPiece(r *msgReq, in *inMsg, p msgPiece) error {
 // transfer, send done.
 func (m *msgState) getData(r *msgReq) error {
 	in := r.in
-	done := func(err error) error {
-		if rerr := m.release(r.reg); err == nil && rerr != nil {
-			err = m.pe.wrap(r.op, rerr)
-		}
-		r.reg = msgReg{}
-		m.complete(r, err)
-		var a msgArgs
-		a[aSendID] = in.sendID
-		return m.send(in.src, &a, kDone, in.team, nil)
-	}
 	if in.trunc {
-		return done(nil)
+		return m.getDone(r, nil)
 	}
 	dst := r.buf[:in.size]
 	reg, err := m.register(dst)
 	if err != nil {
-		return done(m.pe.wrap(r.op, err))
+		return m.getDone(r, m.pe.wrap(r.op, err))
 	}
 	r.reg = reg
-	r.xfer = transport.Op{OnDone: func(op *transport.Op) {
-		err := m.pe.wrap(r.op, op.Err())
-		m.later(func() error { return done(err) })
-	}}
+	if r.onGet == nil {
+		r.onGet = func(op *transport.Op) { m.laterStep(stepGetDone, r, m.pe.wrap(r.op, op.Err())) }
+	}
+	r.xfer = transport.Op{OnDone: r.onGet}
 	if err := m.pe.eng.GetMem(&r.xfer, via(in.mem, conduit.BTE), in.off, dst, conduit.OrderInherit); err != nil {
 		m.complete(r, m.pe.wrap(r.op, err))
 	}
 	return nil
+}
+
+// getDone ends the receiver's side of a get rendezvous: release the
+// registration, complete the receive, send done.
+func (m *msgState) getDone(r *msgReq, err error) error {
+	in := r.in
+	if rerr := m.release(r.reg); err == nil && rerr != nil {
+		err = m.pe.wrap(r.op, rerr)
+	}
+	r.reg = msgReg{}
+	m.complete(r, err)
+	var a msgArgs
+	a[aSendID] = in.sendID
+	return m.send(in.src, &a, kDone, in.team, nil)
 }
 
 // clearToSend is the receiver's side of a put rendezvous: register the

@@ -12,7 +12,13 @@
 // Short messages travel through one single-producer single-consumer ring per
 // (sender, receiver) pair, created when the sender first talks to the
 // receiver, and a two-level doorbell bitmap per receiver that tells it which
-// rings to look at: a message costs no lock and no allocation.
+// rings to look at: a message costs no lock and no allocation. A payload
+// that fits beside its header travels in the slot itself, so that a short
+// message moves one cache line.
+//
+// Transfers to and from the segment move every aligned word whole, for PEs
+// that poll their segments; transfers to and from other registrations
+// (buffers the runtime hands over by message) are plain copies.
 //
 // A waiting PE polls, spinning while every PE has a processor and
 // yielding its processor between polls when PEs outnumber processors, then

@@ -417,11 +417,25 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 		ev.Status, ev.Detail = conduit.StatusError, fmt.Sprintf("range [%d,+%d) beyond PE %d's %d-byte registration", d.RemoteOffset, n, d.Target, len(r.Buf))
 	default:
 		mem := r.Buf[d.RemoteOffset : d.RemoteOffset+n]
+		// Only the segment is offered for load/store while the network
+		// writes it (DirectSegment): a transfer to or from it moves every
+		// aligned word whole. Any other registration is a buffer the
+		// runtime hands over by message (a two-sided message's, a bounce
+		// buffer), which no one touches during the transfer: a plain copy.
+		plain := r.ID != conduit.SegmentID
 		switch d.Type {
 		case conduit.Put:
-			storeWords(mem, d.Local)
+			if plain {
+				copy(mem, d.Local)
+			} else {
+				storeWords(mem, d.Local)
+			}
 		case conduit.Get:
-			loadWords(d.Local, mem)
+			if plain {
+				copy(d.Local, mem)
+			} else {
+				loadWords(d.Local, mem)
+			}
 			if d.Flag != nil {
 				// After the data: a PE that sees the flag sees the data.
 				conduit.StoreFlag(d.Flag, d.FlagValue)

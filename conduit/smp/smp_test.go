@@ -847,6 +847,13 @@ func TestMessagesInOrderExact(t *testing.T) {
 		}
 		return hdr, pay
 	}
+	exchangeMessages(t, n, mk)
+}
+
+// exchangeMessages has PE 1 send PE 0 the n messages mk makes, in order,
+// and PE 0 check that each arrives whole and in order.
+func exchangeMessages(t *testing.T, n int, mk func(i int) (hdr, pay []byte)) {
+	t.Helper()
 	smptest.RunJob(t, jobConfig(2), func(ep conduit.Endpoint) error {
 		if ep.Rank() == 1 {
 			for i := range n {
@@ -867,7 +874,7 @@ func TestMessagesInOrderExact(t *testing.T) {
 		}
 		msgs := make([]conduit.Message, 7)
 		next := 0
-		err := ep.WaitFor("200 messages", smptest.WaitFunc(func() (bool, error) {
+		err := ep.WaitFor(fmt.Sprintf("%d messages", n), smptest.WaitFunc(func() (bool, error) {
 			k := ep.PollMessages(msgs)
 			for _, m := range msgs[:k] {
 				hdr, pay := mk(next)
@@ -1375,4 +1382,23 @@ func TestWallTimeLimit(t *testing.T) {
 			return ep.Err()
 		})
 	})
+}
+
+// TestMessageInlineBoundary sends messages whose header and payload just
+// fit a mailbox slot (the payload travels inline) and just do not (it
+// travels in the slot's payload buffer), alternating through the same
+// slots, and checks every one whole.
+func TestMessageInlineBoundary(t *testing.T) {
+	const hdrBytes = 40
+	mk := func(i int) (hdr, pay []byte) {
+		hdr, pay = make([]byte, hdrBytes), make([]byte, smp.MaxHeaderBytes-hdrBytes+i%2)
+		for j := range hdr {
+			hdr[j] = byte(i + j)
+		}
+		for j := range pay {
+			pay[j] = byte(3*i + j)
+		}
+		return hdr, pay
+	}
+	exchangeMessages(t, 150, mk) // the ring (64 slots) wraps twice
 }
