@@ -208,6 +208,7 @@ type job struct {
 	even                      bool // an even number of PEs
 	sizes                     []int
 	segment                   int64 // bytes per PE beyond the reserved part
+	private                   int64 // bytes per PE the program touches outside its segment
 }
 
 // config resolves the job's configuration.
@@ -262,7 +263,7 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	}
 	// What each PE touches: its segment's areas, and a local buffer as
 	// large again outside the segment when the setup asks for one.
-	cfg.ProgramBytes = j.segment
+	cfg.ProgramBytes = j.segment + j.private
 	if s.Unregistered {
 		cfg.ProgramBytes += j.segment / 2
 	}
