@@ -143,6 +143,8 @@ type Point struct {
 	// P50, P90 and P99 are percentiles of the per-iteration figures, when
 	// Setup.Percentiles asked for them.
 	P50, P90, P99 float64
+	// Protocol is the two-sided protocol the size took (MsgBW only).
+	Protocol string
 }
 
 // Result is one benchmark run.

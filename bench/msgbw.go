@@ -51,7 +51,7 @@ func MsgBW(s Setup, sizes []int) (*Result, error) {
 			if pe.Rank() == 0 {
 				msgs := float64(w) * float64(iters) * float64(n)
 				d := pe.Now() - start
-				r.Points = append(r.Points, Point{Size: size, Value: mbps(float64(size)*msgs, d), Rate: msgs / d.Seconds()})
+				r.Points = append(r.Points, Point{Size: size, Value: mbps(float64(size)*msgs, d), Rate: msgs / d.Seconds(), Protocol: pe.MsgProtocol(size)})
 			}
 			s.progress(pe, i, len(sizes))
 		}
@@ -62,8 +62,8 @@ func MsgBW(s Setup, sizes []int) (*Result, error) {
 // MsgSlotBytes bounds the distinct buffer bytes a window of MsgBW uses in
 // each direction: beyond it the slots wrap (the paper's two-sided kernel
 // need not use distinct buffers, and a window of 64 2 MiB messages on 96
-// PEs would otherwise hold 24 GiB).
-const MsgSlotBytes = 4 << 20
+// PEs would otherwise hold 48 GiB).
+const MsgSlotBytes = 2 << 20
 
 // msgSlots is how many distinct slots of size bytes a window of MsgBW uses.
 func msgSlots(window, size int) int {

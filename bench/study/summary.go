@@ -27,6 +27,9 @@ type Summary struct {
 	// FewCores are how close FewCoresPPN PEs per node come to the best of
 	// each shared curve of that sweep.
 	FewCores []FewCores
+	// TwoSided is section V's reading of the two-sided sweep
+	// ([ORDERING] Figure 11); nil without the sweep.
+	TwoSided *TwoSided
 }
 
 // SaturationLevel is the fraction of the peak that Saturation looks for.
@@ -254,15 +257,7 @@ func Summarize(r *Results) Summary {
 		if len(c.Points) == 0 {
 			continue
 		}
-		pk := Peak{Ordering: c.Ordering, Mechanism: c.Mechanism, Size: c.Size}
-		for _, p := range c.Points {
-			if p.Bandwidth > pk.Bandwidth {
-				pk.PPN, pk.Bandwidth = p.PPN, p.Bandwidth
-			}
-		}
-		last := c.Points[len(c.Points)-1]
-		pk.LastPPN, pk.LastBandwidth = last.PPN, last.Bandwidth
-		s.Peaks = append(s.Peaks, pk)
+		s.Peaks = append(s.Peaks, peakOf(c))
 	}
 	// Crossovers along each ordering's size curves.
 	for _, o := range r.Config.Orderings {
@@ -274,6 +269,7 @@ func Summarize(r *Results) Summary {
 		s.Crossovers = append(s.Crossovers, crossover(o, f, b))
 	}
 	s.Saturation = saturation(r.PutCurves)
+	s.TwoSided = summarizeTwoSided(r)
 	// The shared vs non-shared sweep: curves come in pairs, shared first.
 	for i := 0; i+1 < len(r.OneSidedCurves); i += 2 {
 		sh, ns := r.OneSidedCurves[i], r.OneSidedCurves[i+1]

@@ -49,6 +49,7 @@ func (bf benchFlags) define(o *options, fs *flag.FlagSet) {
 	}
 	if bf.op {
 		fs.StringVar(&o.op, "op", "get", "operation: get or put")
+		fs.BoolVar(&o.twoSided, "two-sided", false, "the two-sided form instead ([ORDERING] Figure 2's POINT_TO_POINT_MESSAGES): each PE posts a window of Irecv from its partner, then a window of Isend to it, and waits for them all; buffers outside the segment, protocols per PGAS_MSG_*")
 	}
 	if bf.atomics {
 		fs.StringVar(&o.filter, "filter", "", "run only the operations whose name contains this (\"fadd\", \"int32\")")
@@ -91,7 +92,8 @@ func init() {
 			"OSU's multiple bandwidth / message rate test on puts: PE i of the first half sends windows of non-blocking puts to PE i + n/2; aggregate MB/s and messages per second. Defaults: 2 nodes, 1 PE per node (use --ppn for more pairs), window 64.",
 			benchFlags{lo: 1, hi: p2pMax, window: bench.DefaultWindow, unregistered: true, plot: true}),
 		benchCommand("ordering_bw", "the ordering paper's bidirectional multi-pair benchmark (Figure 2)",
-			"The benchmark of [ORDERING], Figure 2: with n PEs, every PE's target is (rank + n/2) mod n; each iteration every PE posts a window of non-blocking gets (or puts, --op put) and waits for them; aggregate MB/s. Defaults: 4 nodes x 24 PEs per node (48 pairs), window 1, as the paper's Figure 3.",
+			"The benchmark of [ORDERING], Figure 2: with n PEs, every PE's target is (rank + n/2) mod n; each iteration every PE posts a window of non-blocking gets (or puts, --op put) and waits for them; aggregate MB/s. Defaults: 4 nodes x 24 PEs per node (48 pairs), window 1, as the paper's Figure 3. "+
+				"--two-sided runs its two-sided form (the paper's Figure 11): a window of non-blocking receives from the partner, then a window of non-blocking sends to it, then wait for all; the message protocols are the runtime's (PGAS_MSG_RNDV=off disables rendezvous, as Figure 11 right).",
 			benchFlags{lo: 1, hi: p2pMax, window: 1, unregistered: true, op: true, plot: true}),
 		benchCommand("atomics", "atomic operations: rate and latency per operation and type",
 			"Rank 0 runs every atomic operation of the runtime on every type (int64, uint64, int32, uint32, float64) on a word of rank n/2: the latency of a blocking operation (us) and the rate of windows of non-blocking ones (million ops/s), as osu_oshm_atomics. --many-to-one N runs the AMO-cache experiment of [GEMINI-HOTI] Figure 9 instead.",
@@ -143,6 +145,9 @@ func runBench(a *app, _ context.Context, o *options) error {
 		}
 	}
 	var op bench.Op
+	if o.twoSided && (o.given["op"] || o.unregistered) {
+		return usagef("--two-sided: --op and --unregistered are the one-sided form's (two-sided buffers are always outside the segment)")
+	}
 	if o.cmd.name == "ordering_bw" {
 		switch o.op {
 		case "get":
@@ -179,6 +184,11 @@ func runBench(a *app, _ context.Context, o *options) error {
 	case "mbw_mr":
 		r, err = bench.MBWMR(s, sizes)
 	case "ordering_bw":
+		if o.twoSided {
+			run.Op = "send/recv"
+			r, err = bench.MsgBW(s, sizes)
+			break
+		}
 		run.Op = op.String()
 		r, err = bench.OrderingBW(s, sizes, op)
 	case "atomics":
