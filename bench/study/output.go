@@ -21,7 +21,7 @@ import (
 )
 
 // Title is the study's title line.
-const Title = "Ordering study: the message-ordering paper [ORDERING], section III"
+const Title = "Ordering study: the message-ordering paper [ORDERING], sections III to V"
 
 // mechName is a mechanism as the tables name it.
 func mechName(m bench.Mechanism) string {

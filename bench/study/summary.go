@@ -239,17 +239,7 @@ func Summarize(r *Results) Summary {
 			continue
 		}
 		ra := Ratio{Mechanism: st.Mechanism, Size: st.Size}
-		for i, p := range st.Points {
-			if i >= len(re.Points) || re.Points[i].PPN != p.PPN {
-				break
-			}
-			v := math.NaN()
-			if p.Bandwidth > 0 {
-				v = re.Points[i].Bandwidth / p.Bandwidth
-			}
-			ra.PPN = append(ra.PPN, p.PPN)
-			ra.Ratio = append(ra.Ratio, v)
-		}
+		ra.PPN, ra.Ratio = pointRatios(re, st)
 		s.Ratios = append(s.Ratios, ra)
 	}
 	// Peaks of every concurrency curve.
@@ -293,6 +283,23 @@ func Summarize(r *Results) Summary {
 		}
 	}
 	return s
+}
+
+// pointRatios are num's over den's bandwidths at the PEs per node both
+// curves have, point by point from the first until they differ (NaN where
+// den's is not positive).
+func pointRatios(num, den Curve) (ppn []int, ratio []float64) {
+	for i, p := range den.Points {
+		if i >= len(num.Points) || num.Points[i].PPN != p.PPN {
+			break
+		}
+		v := math.NaN()
+		if p.Bandwidth > 0 {
+			v = num.Points[i].Bandwidth / p.Bandwidth
+		}
+		ppn, ratio = append(ppn, p.PPN), append(ratio, v)
+	}
+	return ppn, ratio
 }
 
 // saturation reads the Saturation off the put sweep's curves.

@@ -179,18 +179,8 @@ func summarizeTwoSided(r *Results) *TwoSided {
 		}
 		two := r.TwoSidedCurves[i]
 		sr := SideRatio{Size: one.Size, Window: one.Window}
-		var b1, b2 float64
-		for j, p := range one.Points {
-			if j >= len(two.Points) || two.Points[j].PPN != p.PPN {
-				break
-			}
-			v := math.NaN()
-			if p.Bandwidth > 0 {
-				v = two.Points[j].Bandwidth / p.Bandwidth
-			}
-			sr.PPN, sr.Ratio = append(sr.PPN, p.PPN), append(sr.Ratio, v)
-			b1, b2 = math.Max(b1, p.Bandwidth), math.Max(b2, two.Points[j].Bandwidth)
-		}
+		sr.PPN, sr.Ratio = pointRatios(two, one)
+		b1, b2 := peakOf(one).Bandwidth, peakOf(two).Bandwidth
 		sr.BestRatio = math.NaN()
 		if b1 > 0 {
 			sr.BestRatio = b2 / b1

@@ -167,7 +167,7 @@ func twoSidedRecord(t *TwoSided) *TwoSidedRecord {
 		rec.Peaks = append(rec.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, report.Finite(pk.Bandwidth), pk.LastPPN, report.Finite(pk.LastBandwidth)})
 	}
 	for _, p := range t.Protocols {
-		rec.Protocols = append(rec.Protocols, ProtocolRecord{p.Size, p.Rendezvous, p.NoRendezvous})
+		rec.Protocols = append(rec.Protocols, ProtocolRecord(p))
 	}
 	return rec
 }
