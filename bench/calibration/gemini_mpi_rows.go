@@ -114,7 +114,9 @@ var rowMPIPeak = &Row{ID: "G-MPI-PEAK", Backend: gem,
 	Expect: []Expect{{Label: "W1", Check: InRange, Target: 8, Lo: 6, Hi: 12, Unit: "PEs/node"}, {Label: "W8", Check: InRange, Target: 8, Lo: 6, Hi: 12, Unit: "PEs/node"},
 		{Label: "W64", Check: InRange, Target: 8, Lo: 6, Hi: 12, Unit: "PEs/node"}},
 	Conditions: "the two-sided points of G-MPI-SMALL: the PEs per node of the best bandwidth of each window's curve",
-	measure:    mpiPeakRow}
+	Miss: "the fall is the paper's mechanism (every matching message goes under strict ordering, as Cray MPI's mailboxes, and the Gemini host interface serialises strictly ordered traffic), but in the model it sets in later: " +
+		"the 8 B curves rise to 16 PEs per node at windows 1 and 8 (12 at window 64) and fall only at 24. Nothing documented places that knee (G-ORD-PEAK, the same mechanism on block-transfer gets, peaks at 6 PEs per node where the paper has 4), and moving it would mean fitting the strict-ordering costs already set from G-ORD-RATIO",
+	measure: mpiPeakRow}
 
 // rowMPI8K is G-MPI-8K: 8 KiB two-sided rises with PEs per node.
 var rowMPI8K = &Row{ID: "G-MPI-8K", Backend: gem,
@@ -133,6 +135,8 @@ var rowMPI256K = &Row{ID: "G-MPI-256K", Backend: gem,
 		{Label: "one-sided worst below its peak", Check: AtMost, Target: 7, Unit: "%"}},
 	Conditions: "the two-sided Figure 2 benchmark at 256 KiB (get rendezvous) and the one-sided one at the same points, 4 nodes, 1..24 PEs per node, windows 1 and 2; " +
 		"each two-sided point's shortfall below the best one-sided bandwidth over the grid (the least and the largest), and the one-sided points' worst shortfall below that best",
+	Miss: "the model's get rendezvous adds to a 256 KiB block transfer only its request-to-send and done messages, the receive overhead and registration-cache hits (the benchmark reuses its buffers), a few microseconds against about 90 us of transfer: " +
+		"two-sided comes within about 6% of one-sided at 1 PE per node and within 1% from 2 on, where the paper sees up to 33% at low concurrency. The documents give no cost of Cray MPI's rendezvous beyond the mechanisms modelled",
 	measure: mpi256KRow}
 
 // rowMPI2M is G-MPI-2M: the put rendezvous.
@@ -143,6 +147,8 @@ var rowMPI2M = &Row{ID: "G-MPI-2M", Backend: gem,
 		{Label: "largest shortfall", Check: Within, Target: 33, Unit: "%"}, {Label: "saturates at", Check: InRange, Target: 1.5, Lo: 1, Hi: 2, Unit: "PEs/node"}},
 	Conditions: "the two-sided Figure 2 benchmark at 2 MiB (put rendezvous, 512 KiB chunks) and 256 KiB, and the one-sided one at 2 MiB, 4 nodes, 1..24 PEs per node, windows 1 and 2; " +
 		"the best two-sided 2 MiB over the best two-sided 256 KiB; each 2 MiB point's shortfall below the best one-sided 2 MiB bandwidth (least and largest); the fewest PEs per node reaching 90% of the 2 MiB curve's best, worst over the windows",
+	Miss: "the put rendezvous is modelled as the paper describes it (512 KiB chunks, one block-transfer put in flight, the next chunk registered meanwhile, registration-cache hits once the buffers are known), and it saturates at 1 PE per node as the paper says; " +
+		"but the paper puts most of the 2 MiB loss on puts reaching only 80% of gets' bandwidth (III, V.E), which the model lacks (G-PUT-GET is a known miss: its puts and gets peak within 3% of each other), so two-sided 2 MiB matches one-sided gets and 256 KiB instead of falling 23..33% below the peak",
 	measure: mpi2MRow}
 
 // rowMPISat is G-MPI-SAT: two-sided needs many PEs per node.
