@@ -53,32 +53,16 @@ func TestTinyTwoSidedSweep(t *testing.T) {
 	if p := s.Protocols[1]; p.Size != 16<<10 || p.Rendezvous != "rendezvous-get" || p.NoRendezvous != "eager-buffered" {
 		t.Errorf("protocols %+v", s.Protocols)
 	}
-	var text bytes.Buffer
-	if err := res.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
+	text, recs, rec := outputs(t, res)
 	for _, want := range []string{"# [ORDERING] Figure 11: two-sided (Isend/Irecv) bandwidth vs PEs per node, 16 KiB (16384 B, rendezvous-get)",
 		"# PEs/node        2-sided W1        no-rndv W1        1-sided W1\n1 ",
 		"#   16 KiB  rendezvous-get / eager-buffered", "# PEs per node each curve needs for 90% of its own best", "# Two-sided / one-sided bandwidth"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text output lacks %q:\n%s", want, text.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
 	}
-	var cs bytes.Buffer
-	if err := res.WriteCSV(&cs); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&cs).ReadAll()
-	if err != nil || len(recs) != 1+8+6 || recs[1][0] != "twosided" || recs[1][3] != "send/recv" || recs[1][15] != "eager-short" || recs[len(recs)-1][0] != "counterpart" {
-		t.Errorf("CSV: %v, %v", recs, err)
-	}
-	var js bytes.Buffer
-	if err := res.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	var rec Record
-	if err := json.Unmarshal(js.Bytes(), &rec); err != nil {
-		t.Fatal(err)
+	if len(recs) != 1+8+6 || recs[1][0] != "twosided" || recs[1][3] != "send/recv" || recs[1][15] != "eager-short" || recs[len(recs)-1][0] != "counterpart" {
+		t.Errorf("CSV: %v", recs)
 	}
 	if len(rec.TwoSidedSweep) != 4 || len(rec.Counterparts) != 3 || rec.Summary.TwoSided == nil || !rec.TwoSidedSweep[3].NoRendezvous ||
 		rec.TwoSidedSweep[0].Points[0].Protocol != "eager-short" {
@@ -138,4 +122,28 @@ func TestSummarizeTwoSided(t *testing.T) {
 	if len(s.Protocols) != 2 || s.Protocols[1].NoRendezvous != "eager-buffered" || s.Protocols[1].Rendezvous != "" {
 		t.Errorf("protocols %+v", s.Protocols)
 	}
+}
+
+// outputs are the results' text, CSV rows and JSON record.
+func outputs(t *testing.T, res *Results) (string, [][]string, Record) {
+	t.Helper()
+	var text, cs, js bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteCSV(&cs); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if err := json.Unmarshal(js.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return text.String(), recs, rec
 }
