@@ -165,6 +165,8 @@ type Point struct {
 	// Errors counts the received buffers that failed validation, when
 	// Result.Validated.
 	Errors int
+	// Protocol is the two-sided protocol the size took (OrderingMsgBW only).
+	Protocol string
 }
 
 // Result is one benchmark run.
@@ -238,6 +240,7 @@ type job struct {
 	all                       bool // every PE of the first half pairs with one of the second
 	sizes                     []int
 	segment                   int64 // bytes per PE beyond the reserved part
+	private                   int64 // bytes per PE the program touches outside its segment
 }
 
 // config resolves the job's configuration.
@@ -297,7 +300,7 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	}
 	// What each PE touches: its segment's areas, and a local buffer as
 	// large again outside the segment when the setup asks for one.
-	cfg.ProgramBytes = j.segment
+	cfg.ProgramBytes = j.segment + j.private
 	if s.Unregistered {
 		cfg.ProgramBytes += j.segment / 2
 	}

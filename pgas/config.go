@@ -324,7 +324,7 @@ var settings = []Setting{
 			return t
 		},
 	},
-	bytesSetting("PGAS_MSG_EAGER_SHORT", "MsgEagerShort", 512, 1, 4096, "two-sided: below it, eager in one mailbox message (R-MPI-E0)",
+	bytesSetting("PGAS_MSG_EAGER_SHORT", "MsgEagerShort", 512, 1, 4096, "two-sided: below it, eager in one mailbox message; large jobs lower it to their mailbox slot (pgas.EagerShortLimit, R-MPI-E0)",
 		func(c *Config) *int64 { return &c.MsgEagerShort }),
 	bytesSetting("PGAS_MSG_EAGER_BUFFER", "MsgEagerBuffer", 8192, 1, 1<<20, "two-sided: below it, eager through pre-registered internal buffers read by FMA; also their slot size (R-MPI-E1)",
 		func(c *Config) *int64 { return &c.MsgEagerBuffer }),

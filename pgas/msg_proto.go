@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -13,7 +14,8 @@ import (
 // below when a message is matched or a control message arrives.
 //
 //   - protoShort: eager through one mailbox message (an AM Medium carrying
-//     the payload), below MsgEagerShort (R-MPI-E0).
+//     the payload), below the eager-short limit: MsgEagerShort, lowered in
+//     large jobs by the mailbox memory (msg_mailbox.go, R-MPI-E0).
 //   - protoBuffered: eager through the runtime's pre-registered internal
 //     buffers, below MsgEagerBuffer (R-MPI-E1). The sender copies the data
 //     into a slot of its internal buffer (registered once) and sends a
@@ -108,7 +110,7 @@ type msgProto struct {
 
 func newMsgProto(c Config, maxMedium int) msgProto {
 	return msgProto{
-		e0:            min(c.MsgEagerShort, int64(maxMedium)),
+		e0:            min(EagerShortLimit(c.MsgEagerShort, c.PEs, c.NetworkDepth), int64(maxMedium)),
 		e1:            c.MsgEagerBuffer,
 		r1:            c.MsgRendezvousPut,
 		chunk:         c.MsgChunkBytes,
@@ -132,6 +134,12 @@ func (p *msgProto) protoFor(n int64) proto {
 	return protoPut
 }
 
+// MsgProtocol names the protocol that a two-sided message of n bytes takes
+// in the PE's job: "eager-short", "eager-buffered", "rendezvous-get" or
+// "rendezvous-put" (a rendezvous may still fall back to the internal
+// buffers when registration fails).
+func (pe *PE) MsgProtocol(n int) string { return pe.msg.p.protoFor(int64(n)).String() }
+
 // MsgStats count a PE's two-sided messaging.
 type MsgStats struct {
 	// Sent and Received count messages by protocol: eager-short,
@@ -151,6 +159,9 @@ type MsgStats struct {
 	RcacheHits, RcacheMisses, RcacheEvictions, Chunks int64
 	// SlotWaits counts times a send found no free internal-buffer slot.
 	SlotWaits int64
+	// RegFallbacks counts rendezvous registrations that failed for want
+	// of registrable memory and went on without (msg_proto.go).
+	RegFallbacks int64
 }
 
 // rcEntry is a registration the cache holds.
@@ -343,6 +354,12 @@ func (m *msgState) advance(r *msgReq) (bool, error) {
 		m.complete(r, nil)
 	case protoGet:
 		reg, err := m.register(r.buf)
+		if errors.Is(err, ErrRegistrationFull) {
+			// No registrable memory: through the internal buffers instead.
+			m.stats.RegFallbacks++
+			r.proto = protoBuffered
+			return m.advance(r)
+		}
 		if err != nil {
 			m.complete(r, m.pe.wrap(r.op, err))
 			return true, nil
@@ -405,7 +422,12 @@ func (m *msgState) getData(r *msgReq) error {
 	}
 	dst := r.buf[:in.size]
 	reg, err := m.register(dst)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrRegistrationFull):
+		// Read into the unregistered buffer: the transport bounces it.
+		m.stats.RegFallbacks++
+		reg = msgReg{}
+	case err != nil:
 		return m.getDone(r, m.pe.wrap(r.op, err))
 	}
 	r.reg = reg
@@ -521,7 +543,12 @@ func (m *msgState) nextChunk(r *msgReq) (chunk, error) {
 	}
 	k := min(m.p.chunk, int64(len(r.buf))-r.next)
 	reg, err := m.register(r.buf[r.next : r.next+k])
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrRegistrationFull):
+		// Put from the unregistered chunk: the transport bounces it.
+		m.stats.RegFallbacks++
+		reg = msgReg{}
+	case err != nil:
 		return chunk{}, err
 	}
 	m.stats.Chunks++

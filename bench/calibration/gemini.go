@@ -252,4 +252,13 @@ var geminiRows = []*Row{
 		measure:    regLimitRow},
 	rowNonShared,
 	row1SSat,
+	rowMPIRate,
+	rowMPISmall,
+	rowMPIPeak,
+	rowMPI8K,
+	rowMPI256K,
+	rowMPI2M,
+	rowMPISat,
+	rowMPINoLMT,
+	rowMPIVs1S,
 }

@@ -1,4 +1,4 @@
-// Package study runs the ordering study: section III of
+// Package study runs the ordering study: sections III to V of
 // [ORDERING] reproduced on a backend.
 //
 // For each network ordering mode (strict, default, relaxed) it measures
@@ -20,7 +20,13 @@
 //   - gets of 8 B, 8 KiB, 256 KiB and 2 MiB against PEs per node (1, 2, 4,
 //     8, 16, 24) and window (1, 2), automatic mechanism, with the local
 //     buffers in the registered segment (shared) or outside it
-//     (non-shared) ([ORDERING] V, Figure 9).
+//     (non-shared) ([ORDERING] V, Figure 9);
+//   - section V's two-sided bandwidth (bench.MsgBW: Isend/Irecv with the
+//     runtime's Cray MPICH protocols, relaxed data, strictly ordered
+//     matching) at 8 B, 8 KiB, 256 KiB and 2 MiB against PEs per node (1,
+//     2, 4, 8, 12, 16, 24) and window (1, 8, 64 up to 8 KiB; 1, 2 above),
+//     with rendezvous and, at 8 KiB and 256 KiB, without, beside the
+//     one-sided counterpart of every point ([ORDERING] V.E, Figure 11).
 //
 // Summarize derives what the paper reads off those figures: the
 // relaxed/strict bandwidth ratio at each concurrency (up to 4.6 on the
@@ -30,8 +36,12 @@
 // PEs-per-node put curve reaches 90% of the put peak (falling with more
 // PEs per node on the XE6); the worst non-shared slowdown (at most 6%) and
 // the shared bandwidth at 4 PEs per node over the best (one-sided
-// saturates the network with four cores). The calibration rows G-FMA-PPN,
-// G-NONSHARED and G-1S-SAT read the same figures with the same functions.
+// saturates the network with four cores); and for section V each size's
+// protocol, the PEs per node each curve needs for 90% of its best (up to
+// 24 two-sided, 4 one-sided on the XE6), the two-sided/one-sided ratios
+// and where each two-sided curve peaks. The calibration rows G-FMA-PPN,
+// G-NONSHARED, G-1S-SAT and G-MPI-* read the same figures with the same
+// functions.
 //
 // The simulated backends are deterministic, so a few iterations measure a
 // point (Iterations); the independent points run in parallel (Parallel),

@@ -21,7 +21,7 @@ import (
 )
 
 // Title is the study's title line.
-const Title = "Ordering study: the message-ordering paper [ORDERING], section III"
+const Title = "Ordering study: the message-ordering paper [ORDERING], sections III to V"
 
 // mechName is a mechanism as the tables name it.
 func mechName(m bench.Mechanism) string {
@@ -161,6 +161,7 @@ func (r *Results) WriteText(w io.Writer) error {
 			row(p, column(curves, i))
 		}
 	}
+	r.writeTwoSidedTables(hdr, head, row)
 	r.writeSummary(b, Summarize(r), hdr, head, row)
 	return b.Flush()
 }
@@ -294,6 +295,9 @@ func (r *Results) writeSummary(b *bufio.Writer, s Summary, hdr func(string, ...a
 			hdr("  %-7s W%d: %.3f (%s; best %s at %d PEs per node)", bytesText(float64(f.Size)), f.Window, f.Ratio(), bwText(f.At), bwText(f.Best), f.BestPPN)
 		}
 	}
+	if s.TwoSided != nil {
+		writeTwoSidedSummary(s.TwoSided, hdr)
+	}
 }
 
 // Text describes the lead changes in prose.
@@ -316,7 +320,8 @@ func (x Crossover) Text() string {
 // sweeps are the results' sweeps by name: "size", "ppn", "put" and
 // "onesided".
 func (r *Results) sweeps() []sweep {
-	return []sweep{{"size", r.SizeCurves}, {"ppn", r.PPNCurves}, {"put", r.PutCurves}, {"onesided", r.OneSidedCurves}}
+	return []sweep{{"size", r.SizeCurves}, {"ppn", r.PPNCurves}, {"put", r.PutCurves}, {"onesided", r.OneSidedCurves},
+		{"twosided", r.TwoSidedCurves}, {"counterpart", r.CounterpartCurves}}
 }
 
 type sweep struct {
@@ -326,20 +331,27 @@ type sweep struct {
 
 // sweepGeometry is the op, nodes and pairs of a point of sweep name.
 func (r *Results) sweepGeometry(name string, ppn int) (op string, nodes, pairs int) {
-	if name == "put" {
+	switch name {
+	case "put":
 		return bench.Put.String(), putNodes, ppn
+	case "twosided":
+		return "send/recv", r.Config.Nodes, r.pairs(ppn)
+	case "counterpart":
+		return bench.Get.String(), r.Config.Nodes, r.pairs(ppn)
 	}
 	return r.Config.Op.String(), r.Config.Nodes, r.pairs(ppn)
 }
 
 // WriteCSV prints every point as CSV, one header row then one row per
-// point of each sweep: figure ("size", "ppn", "put" or "onesided"),
-// ordering, mechanism, op, nodes, ppn, pairs, size_bytes, bandwidth_mbps,
-// rate_per_s, iterations, warmup, window, unregistered.
+// point of each sweep: figure ("size", "ppn", "put", "onesided",
+// "twosided" or "counterpart", the two-sided sweep's one-sided
+// counterparts), ordering, mechanism, op, nodes, ppn, pairs, size_bytes,
+// bandwidth_mbps, rate_per_s, iterations, warmup, window, unregistered,
+// no_rendezvous, protocol (two-sided only).
 func (r *Results) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"figure", "ordering", "mechanism", "op", "nodes", "ppn", "pairs", "size_bytes", "bandwidth_mbps", "rate_per_s", "iterations", "warmup",
-		"window", "unregistered"}); err != nil {
+		"window", "unregistered", "no_rendezvous", "protocol"}); err != nil {
 		return err
 	}
 	for _, sw := range r.sweeps() {
@@ -349,7 +361,7 @@ func (r *Results) WriteCSV(w io.Writer) error {
 				err := cw.Write([]string{sw.name, p.Ordering.String(), p.Mechanism.String(), op,
 					strconv.Itoa(nodes), strconv.Itoa(p.PPN), strconv.Itoa(pairs), strconv.Itoa(p.Size),
 					ftoa(p.Bandwidth), ftoa(p.Rate), strconv.Itoa(p.Iterations), strconv.Itoa(p.Warmup),
-					strconv.Itoa(max(p.Window, 1)), strconv.FormatBool(p.Unregistered)})
+					strconv.Itoa(max(p.Window, 1)), strconv.FormatBool(p.Unregistered), strconv.FormatBool(p.NoRendezvous), p.Protocol})
 				if err != nil {
 					return err
 				}
@@ -374,6 +386,8 @@ func ftoa(v float64) string {
 //	BenchmarkOrderingStudy/ppn/ordering=strict/mech=bte/size=65536/ppn=4 1 ...
 //	BenchmarkOrderingStudy/put/mech=fma/ppn=2/window=16/size=4096 1 ...
 //	BenchmarkOrderingStudy/onesided/unregistered=true/size=8192/window=4/ppn=8 1 ...
+//	BenchmarkOrderingStudy/twosided/rendezvous=true/size=8192/window=8/ppn=8 1 ...
+//	BenchmarkOrderingStudy/counterpart/size=8192/window=8/ppn=8 1 ...
 //
 // where ns/op is the aggregate time per operation (1e9 over the rate).
 func (r *Results) WriteGoBench(w io.Writer) error {
@@ -407,6 +421,16 @@ func (r *Results) WriteGoBench(w io.Writer) error {
 			line(fmt.Sprintf("onesided/unregistered=%v/size=%d/window=%d/ppn=%d", p.Unregistered, p.Size, p.Window, p.PPN), p)
 		}
 	}
+	for _, c := range r.TwoSidedCurves {
+		for _, p := range c.Points {
+			line(fmt.Sprintf("twosided/rendezvous=%v/size=%d/window=%d/ppn=%d", !p.NoRendezvous, p.Size, p.Window, p.PPN), p)
+		}
+	}
+	for _, c := range r.CounterpartCurves {
+		for _, p := range c.Points {
+			line(fmt.Sprintf("counterpart/size=%d/window=%d/ppn=%d", p.Size, p.Window, p.PPN), p)
+		}
+	}
 	return b.Flush()
 }
 
@@ -428,28 +452,41 @@ type Record struct {
 	// and Nodes say.
 	PutSweep      []CurveRecord `json:"put_sweep"`
 	OneSidedSweep []CurveRecord `json:"onesided_sweep"`
+	// TwoSidedSweep ([ORDERING] Figure 11) and its one-sided
+	// counterparts (Counterparts, in the same order as its curves with
+	// rendezvous).
+	TwoSidedSweep []CurveRecord `json:"twosided_sweep"`
+	Counterparts  []CurveRecord `json:"twosided_counterparts"`
 	Summary       SummaryRecord `json:"summary"`
 }
 
 // SetupRecord is the study's configuration in a Record.
 type SetupRecord struct {
-	Orderings       []string          `json:"orderings"`
-	PPN             int               `json:"ppn"`
-	Sizes           []int             `json:"sizes"`
-	Mechanisms      []string          `json:"mechanisms"`
-	PPNs            []int             `json:"ppns"`
-	SweepSizes      []int             `json:"sweep_sizes"`
-	SweepMechanisms []string          `json:"sweep_mechanisms"`
-	PutPPNs         []int             `json:"put_ppns"`
-	PutSizes        []int             `json:"put_sizes"`
-	PutWindow       int               `json:"put_window"`
-	OneSidedPPNs    []int             `json:"onesided_ppns"`
-	OneSidedSizes   []int             `json:"onesided_sizes"`
-	OneSidedWindows []int             `json:"onesided_windows"`
-	Iterations      int               `json:"iterations"`
-	Warmup          int               `json:"warmup"`
-	Seed            uint64            `json:"seed"`
-	Options         map[string]string `json:"options"`
+	Orderings       []string `json:"orderings"`
+	PPN             int      `json:"ppn"`
+	Sizes           []int    `json:"sizes"`
+	Mechanisms      []string `json:"mechanisms"`
+	PPNs            []int    `json:"ppns"`
+	SweepSizes      []int    `json:"sweep_sizes"`
+	SweepMechanisms []string `json:"sweep_mechanisms"`
+	PutPPNs         []int    `json:"put_ppns"`
+	PutSizes        []int    `json:"put_sizes"`
+	PutWindow       int      `json:"put_window"`
+	OneSidedPPNs    []int    `json:"onesided_ppns"`
+	OneSidedSizes   []int    `json:"onesided_sizes"`
+	OneSidedWindows []int    `json:"onesided_windows"`
+	TwoSidedPPNs    []int    `json:"twosided_ppns"`
+	TwoSidedSizes   []int    `json:"twosided_sizes"`
+	// TwoSidedWindows apply up to TwoSidedSmallMax bytes,
+	// TwoSidedLargeWindows above.
+	TwoSidedWindows      []int             `json:"twosided_windows"`
+	TwoSidedLargeWindows []int             `json:"twosided_large_windows"`
+	TwoSidedSmallMax     int               `json:"twosided_small_max"`
+	NoRendezvousSizes    []int             `json:"no_rendezvous_sizes"`
+	Iterations           int               `json:"iterations"`
+	Warmup               int               `json:"warmup"`
+	Seed                 uint64            `json:"seed"`
+	Options              map[string]string `json:"options"`
 }
 
 // CurveRecord is a Curve in a Record.
@@ -460,7 +497,9 @@ type CurveRecord struct {
 	Size      int    `json:"size,omitempty"`
 	Window    int    `json:"window"`
 	// Unregistered: local buffers outside the segment (non-shared).
-	Unregistered bool          `json:"unregistered"`
+	Unregistered bool `json:"unregistered"`
+	// NoRendezvous: two-sided with rendezvous disabled.
+	NoRendezvous bool          `json:"no_rendezvous,omitempty"`
 	Points       []PointRecord `json:"points"`
 }
 
@@ -474,6 +513,8 @@ type PointRecord struct {
 	Iterations    int     `json:"iterations"`
 	Warmup        int     `json:"warmup"`
 	Events        uint64  `json:"events"`
+	// Protocol is the two-sided protocol of the point's messages.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // SummaryRecord is the Summary in a Record.
@@ -485,6 +526,8 @@ type SummaryRecord struct {
 	Saturation *SaturationRecord `json:"saturation"`
 	NonShared  []SlowdownRecord  `json:"nonshared"`
 	FewCores   []FewCoresRecord  `json:"few_cores"`
+	// TwoSided is null without the two-sided sweep.
+	TwoSided *TwoSidedRecord `json:"two_sided"`
 }
 
 // SaturationRecord is a Saturation in a Record; a size no measured size
@@ -574,6 +617,8 @@ func (r *Results) NewRecord() *Record {
 			SweepSizes: orEmpty(c.SweepSizes), SweepMechanisms: names(c.SweepMechanisms),
 			PutPPNs: orEmpty(c.PutPPNs), PutSizes: orEmpty(c.PutSizes), PutWindow: c.PutWindow,
 			OneSidedPPNs: orEmpty(c.OneSidedPPNs), OneSidedSizes: orEmpty(c.OneSidedSizes), OneSidedWindows: orEmpty(c.OneSidedWindows),
+			TwoSidedPPNs: orEmpty(c.TwoSidedPPNs), TwoSidedSizes: orEmpty(c.TwoSidedSizes), TwoSidedWindows: orEmpty(c.TwoSidedWindows),
+			TwoSidedLargeWindows: orEmpty(c.TwoSidedLargeWindows), TwoSidedSmallMax: c.TwoSidedSmallMax, NoRendezvousSizes: orEmpty(c.NoRendezvousSizes),
 			Iterations: c.Iterations, Warmup: c.Warmup, Seed: c.Base.Seed, Options: c.Base.Options},
 		SizeSweep: []CurveRecord{}, PPNSweep: []CurveRecord{}, PutSweep: []CurveRecord{}, OneSidedSweep: []CurveRecord{},
 		Summary: SummaryRecord{Ratios: []RatioRecord{}, Peaks: []PeakRecord{}, Crossovers: []CrossoverRecord{},
@@ -588,11 +633,11 @@ func (r *Results) NewRecord() *Record {
 		out := []CurveRecord{}
 		for _, cv := range cs {
 			cr := CurveRecord{Ordering: cv.Ordering.String(), Mechanism: cv.Mechanism.String(), PPN: cv.PPN, Size: cv.Size,
-				Window: max(cv.Window, 1), Unregistered: cv.Unregistered, Points: []PointRecord{}}
+				Window: max(cv.Window, 1), Unregistered: cv.Unregistered, NoRendezvous: cv.NoRendezvous, Points: []PointRecord{}}
 			for _, p := range cv.Points {
 				_, _, pairs := r.sweepGeometry(name, p.PPN)
 				cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: pairs, BandwidthMBps: report.Finite(p.Bandwidth),
-					Rate: report.Finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
+					Rate: report.Finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events, Protocol: p.Protocol})
 			}
 			out = append(out, cr)
 		}
@@ -602,7 +647,10 @@ func (r *Results) NewRecord() *Record {
 	rec.PPNSweep = curves("ppn", r.PPNCurves)
 	rec.PutSweep = curves("put", r.PutCurves)
 	rec.OneSidedSweep = curves("onesided", r.OneSidedCurves)
+	rec.TwoSidedSweep = curves("twosided", r.TwoSidedCurves)
+	rec.Counterparts = curves("counterpart", r.CounterpartCurves)
 	s := Summarize(r)
+	rec.Summary.TwoSided = twoSidedRecord(s.TwoSided)
 	sr := &rec.Summary
 	for _, ra := range s.Ratios {
 		sr.Ratios = append(sr.Ratios, RatioRecord{Mechanism: ra.Mechanism.String(), Size: ra.Size, PPN: ra.PPN, Ratio: report.Nullable(ra.Ratio)})
@@ -730,6 +778,7 @@ func (r *Results) Figures() []NamedFigure {
 		}
 		out = append(out, NamedFigure{"onesided-" + report.SizeLabel(int64(size)), f})
 	}
+	out = append(out, r.twoSidedFigures(where)...)
 	if s := Summarize(r); len(s.Ratios) > 0 {
 		f := &report.Figure{Title: fmt.Sprintf("Relaxed / strict %v bandwidth vs PEs per node (%s)", c.Op, where),
 			XLabel: "PEs per node", YLabel: "Bandwidth ratio, relaxed / strict", XTicks: ppnTicks(c.PPNs)}

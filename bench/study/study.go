@@ -74,6 +74,31 @@ type Config struct {
 	// 96 PEs).
 	OneSidedWindows []int
 
+	// TwoSidedPPNs are the PEs per node of the two-sided sweep ([ORDERING]
+	// V.E, Figure 11: 1, 2, 4, 8, 12, 16, 24); none skips it. The
+	// two-sided Figure 2 benchmark (bench.OrderingMsgBW), relaxed ordering for the
+	// data (the matching messages go strictly ordered whatever it is), the
+	// runtime's protocols; every point has a one-sided counterpart, the
+	// Figure 9 benchmark with local buffers in the segment at the same
+	// size, PEs per node and window (shared with that sweep where the
+	// points coincide).
+	TwoSidedPPNs []int
+	// TwoSidedSizes are its message sizes (8 B, 8 KiB, 256 KiB, 2 MiB: one
+	// per protocol of Cray's MPI).
+	TwoSidedSizes []int
+	// TwoSidedWindows are its windows up to TwoSidedSmallMax bytes (1, 8,
+	// 64), TwoSidedLargeWindows above (1 and 2, as Figure 9: a window of 8
+	// 2 MiB messages moves 1.5 GiB per iteration on 96 PEs, and the
+	// simulation's cost follows the bytes).
+	TwoSidedWindows, TwoSidedLargeWindows []int
+	// TwoSidedSmallMax is the largest size of the small windows (8 KiB).
+	TwoSidedSmallMax int
+	// NoRendezvousSizes are the sizes measured again with rendezvous
+	// disabled (PGAS_MSG_RNDV=off, the paper's Figure 11 right): 8 KiB
+	// and 256 KiB. Below the buffered limit nothing changes; 2 MiB takes
+	// the 8 KiB pieces of 256 KiB at eight times the simulation's cost.
+	NoRendezvousSizes []int
+
 	// Iterations and Warmup, when positive, replace the defaults for
 	// every size: DefaultIterations and 1 (Figures 3-5), PutIterations
 	// or WindowIterations and WindowWarmup (the put and the shared vs
@@ -108,6 +133,13 @@ func Default() Config {
 		OneSidedPPNs:    []int{1, 2, 4, 8, 16, 24},
 		OneSidedSizes:   []int{8, 8 << 10, 256 << 10, 2 << 20},
 		OneSidedWindows: []int{1, 2},
+
+		TwoSidedPPNs:         []int{1, 2, 4, 8, 12, 16, 24},
+		TwoSidedSizes:        []int{8, 8 << 10, 256 << 10, 2 << 20},
+		TwoSidedWindows:      []int{1, 8, 64},
+		TwoSidedLargeWindows: []int{1, 2},
+		TwoSidedSmallMax:     8 << 10,
+		NoRendezvousSizes:    []int{8 << 10, 256 << 10},
 	}
 }
 
@@ -162,7 +194,7 @@ func (c *Config) iterations(k key) (iters, warmup int) {
 	switch k.kind {
 	case figPut:
 		iters, warmup = PutIterations(k.size, k.window, k.ppn), WindowWarmup
-	case figOneSided:
+	case figOneSided, figTwoSided:
 		iters, warmup = WindowIterations(k.size, k.window, k.ppn), WindowWarmup
 	}
 	if c.Iterations > 0 {
@@ -186,7 +218,7 @@ func (c *Config) check() error {
 		return bad("%d nodes", c.Nodes)
 	case len(c.Orderings) == 0 && (len(c.Sizes) > 0 || len(c.PPNs) > 0):
 		return bad("no ordering modes")
-	case len(c.Sizes) == 0 && len(c.PPNs) == 0 && len(c.PutPPNs) == 0 && len(c.OneSidedPPNs) == 0:
+	case len(c.Sizes) == 0 && len(c.PPNs) == 0 && len(c.PutPPNs) == 0 && len(c.OneSidedPPNs) == 0 && len(c.TwoSidedPPNs) == 0:
 		return bad("no sweep to run: no sizes and no PEs per node")
 	case len(c.Sizes) > 0 && len(c.Mechanisms) == 0:
 		return bad("no mechanisms for the size sweep")
@@ -196,6 +228,8 @@ func (c *Config) check() error {
 		return bad("the put sweep needs sizes and a window")
 	case len(c.OneSidedPPNs) > 0 && (len(c.OneSidedSizes) == 0 || len(c.OneSidedWindows) == 0):
 		return bad("the shared vs non-shared sweep needs sizes and windows")
+	case len(c.TwoSidedPPNs) > 0 && (len(c.TwoSidedSizes) == 0 || len(c.TwoSidedWindows) == 0 || len(c.TwoSidedLargeWindows) == 0):
+		return bad("the two-sided sweep needs sizes and windows")
 	case len(c.Sizes) > 0 && c.PPN < 1:
 		return bad("%d PEs per node", c.PPN)
 	case c.Iterations < 0 || c.Warmup < 0:
@@ -206,22 +240,22 @@ func (c *Config) check() error {
 			return bad("ordering %v", o)
 		}
 	}
-	for _, s := range slices.Concat(c.Sizes, c.SweepSizes, c.PutSizes, c.OneSidedSizes) {
+	for _, s := range slices.Concat(c.Sizes, c.SweepSizes, c.PutSizes, c.OneSidedSizes, c.TwoSidedSizes, c.NoRendezvousSizes) {
 		if s < 1 {
 			return bad("message size %d", s)
 		}
 	}
-	for _, w := range c.OneSidedWindows {
+	for _, w := range slices.Concat(c.OneSidedWindows, c.TwoSidedWindows, c.TwoSidedLargeWindows) {
 		if w < 1 {
 			return bad("window %d", w)
 		}
 	}
-	for _, p := range slices.Concat(c.PPNs, c.PutPPNs, c.OneSidedPPNs) {
+	for _, p := range slices.Concat(c.PPNs, c.PutPPNs, c.OneSidedPPNs, c.TwoSidedPPNs) {
 		if p < 1 {
 			return bad("%d PEs per node", p)
 		}
 	}
-	for _, p := range slices.Concat([]int{c.PPN}, c.PPNs, c.OneSidedPPNs) {
+	for _, p := range slices.Concat([]int{c.PPN}, c.PPNs, c.OneSidedPPNs, c.TwoSidedPPNs) {
 		if p > 0 && c.Nodes*p%2 != 0 {
 			return bad("%d nodes x %d PEs per node is odd: the benchmark pairs PEs", c.Nodes, p)
 		}
@@ -243,6 +277,10 @@ type Point struct {
 	// Unregistered says the local buffers lay outside the segment (the
 	// non-shared points of the shared vs non-shared sweep).
 	Unregistered bool
+	// NoRendezvous says two-sided rendezvous was disabled; Protocol is the
+	// two-sided protocol the point's messages took (the two-sided sweep).
+	NoRendezvous bool
+	Protocol     string
 	// Iterations and Warmup are what the point ran.
 	Iterations, Warmup int
 	// Events is the number of simulation events of the point's job (0 on a
@@ -261,6 +299,7 @@ type Curve struct {
 	// Window and Unregistered are the points' (see Point).
 	Window       int
 	Unregistered bool
+	NoRendezvous bool
 	Points       []Point
 }
 
@@ -284,6 +323,14 @@ type Results struct {
 	// Figure 9), by PEs per node: by size, window, then shared before
 	// non-shared.
 	OneSidedCurves []Curve
+	// TwoSidedCurves are the two-sided sweep ([ORDERING] Figure 11), by
+	// PEs per node: by size then window, with rendezvous then (at
+	// NoRendezvousSizes) without.
+	TwoSidedCurves []Curve
+	// CounterpartCurves are the one-sided counterparts of the two-sided
+	// curves with rendezvous, in their order: shared, relaxed, automatic
+	// mechanism, the same sizes, windows and PEs per node.
+	CounterpartCurves []Curve
 }
 
 // fig is the benchmark a point belongs to.
@@ -293,6 +340,7 @@ const (
 	figOrdering fig = iota // Figures 3-5: the Figure 2 benchmark, window 1
 	figPut                 // [GEMINI-HOTI] Figure 8: bench.MBWMR on 2 nodes
 	figOneSided            // [ORDERING] Figure 9: the Figure 2 benchmark, windows, shared or not
+	figTwoSided            // [ORDERING] Figure 11: the two-sided Figure 2 benchmark (bench.OrderingMsgBW)
 )
 
 // putNodes is the number of nodes of the put sweep: node 0's PEs put to
@@ -306,6 +354,7 @@ type key struct {
 	size, ppn int
 	window    int
 	unreg     bool
+	nolmt     bool
 }
 
 func (k key) String() string {
@@ -318,17 +367,22 @@ func (k key) String() string {
 		if k.unreg {
 			s += ", non-shared"
 		}
+	case figTwoSided:
+		s = fmt.Sprintf("two-sided %s at %d PEs per node, window %d", humanize.IBytes(uint64(k.size)), k.ppn, k.window)
+		if k.nolmt {
+			s += ", no rendezvous"
+		}
 	}
 	return s
 }
 
 func (k key) point() Point {
-	return Point{Ordering: k.order, Mechanism: k.mech, Size: k.size, PPN: k.ppn, Window: k.window, Unregistered: k.unreg}
+	return Point{Ordering: k.order, Mechanism: k.mech, Size: k.size, PPN: k.ppn, Window: k.window, Unregistered: k.unreg, NoRendezvous: k.nolmt}
 }
 
 // keyOf is the key of a point of a sweep of kind.
 func keyOf(kind fig, p Point) key {
-	return key{kind, p.Ordering, p.Mechanism, p.Size, p.PPN, p.Window, p.Unregistered}
+	return key{kind, p.Ordering, p.Mechanism, p.Size, p.PPN, p.Window, p.Unregistered, p.NoRendezvous}
 }
 
 // Run runs the study. Points run in parallel, the costliest first; the
@@ -350,7 +404,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		for _, m := range cfg.Mechanisms {
 			c := Curve{Ordering: o, Mechanism: m, PPN: cfg.PPN, Window: 1}
 			for _, s := range cfg.Sizes {
-				k := key{figOrdering, o, m, s, cfg.PPN, 1, false}
+				k := key{figOrdering, o, m, s, cfg.PPN, 1, false, false}
 				add(k)
 				c.Points = append(c.Points, k.point())
 			}
@@ -362,7 +416,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			for _, m := range cfg.SweepMechanisms {
 				c := Curve{Ordering: o, Mechanism: m, Size: s, Window: 1}
 				for _, p := range cfg.PPNs {
-					k := key{figOrdering, o, m, s, p, 1, false}
+					k := key{figOrdering, o, m, s, p, 1, false, false}
 					add(k)
 					c.Points = append(c.Points, k.point())
 				}
@@ -375,7 +429,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	for _, p := range cfg.PutPPNs {
 		c := Curve{Ordering: pgas.OrderRelaxed, Mechanism: bench.FMA, PPN: p, Window: cfg.PutWindow}
 		for _, s := range cfg.PutSizes {
-			k := key{figPut, pgas.OrderRelaxed, bench.FMA, s, p, cfg.PutWindow, false}
+			k := key{figPut, pgas.OrderRelaxed, bench.FMA, s, p, cfg.PutWindow, false, false}
 			add(k)
 			c.Points = append(c.Points, k.point())
 		}
@@ -388,7 +442,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			for _, unreg := range []bool{false, true} {
 				c := Curve{Ordering: pgas.OrderRelaxed, Mechanism: bench.Auto, Size: s, Window: w, Unregistered: unreg}
 				for _, p := range cfg.OneSidedPPNs {
-					k := key{figOneSided, pgas.OrderRelaxed, bench.Auto, s, p, w, unreg}
+					k := key{figOneSided, pgas.OrderRelaxed, bench.Auto, s, p, w, unreg, false}
 					add(k)
 					c.Points = append(c.Points, k.point())
 				}
@@ -398,6 +452,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			}
 		}
 	}
+	res.TwoSidedCurves, res.CounterpartCurves = cfg.twoSidedCurves(add)
 	// Longest first: the makespan is then close to the total over the
 	// workers unless one point dominates.
 	slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(cfg.cost(b), cfg.cost(a)) })
@@ -456,6 +511,8 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	fill(figOrdering, res.PPNCurves)
 	fill(figPut, res.PutCurves)
 	fill(figOneSided, res.OneSidedCurves)
+	fill(figTwoSided, res.TwoSidedCurves)
+	fill(figOneSided, res.CounterpartCurves)
 	return res, nil
 }
 
@@ -470,6 +527,9 @@ func (c *Config) big(k key) bool {
 	nodes := c.Nodes
 	if k.kind == figPut {
 		nodes = putNodes / 2
+	}
+	if k.kind == figTwoSided {
+		return twoSidedBytes(nodes, k) > BigPointBytes
 	}
 	return int64(nodes)*int64(k.ppn)*int64(max(k.window, 1))*int64(k.size) > BigPointBytes
 }
@@ -510,8 +570,12 @@ func (c *Config) cost(k key) float64 {
 	}
 	ops := float64(nodes*k.ppn) * senders * float64(iters+warmup) * float64(max(k.window, 1))
 	bytes := float64(k.size)
-	if k.order == pgas.OrderRelaxed && k.size > 64<<10 {
+	if k.order == pgas.OrderRelaxed && k.size > 64<<10 && !k.nolmt {
 		bytes /= 16
+	}
+	if k.kind == figTwoSided {
+		// Send and receive: twice the operations.
+		ops *= 2
 	}
 	return ops * (bytes + 2048)
 }
@@ -525,10 +589,17 @@ func (c *Config) measure(k key) (Point, *bench.Result, error) {
 		Window: max(k.window, 1), Iterations: iters, Warmup: warmup, Unregistered: k.unreg}
 	var r *bench.Result
 	var err error
-	if k.kind == figPut {
+	switch k.kind {
+	case figPut:
 		setup.Nodes = putNodes
 		r, err = bench.MBWMR(setup, []int{k.size})
-	} else {
+	case figTwoSided:
+		setup.Mechanism = bench.Auto
+		if k.nolmt {
+			setup.Config.MsgRendezvous = pgas.Off
+		}
+		r, err = bench.OrderingMsgBW(setup, []int{k.size})
+	default:
 		r, err = bench.OrderingBW(setup, []int{k.size}, c.Op)
 	}
 	if err != nil {
@@ -540,5 +611,6 @@ func (c *Config) measure(k key) (Point, *bench.Result, error) {
 	p := r.Points[0]
 	out := k.point()
 	out.Bandwidth, out.Rate, out.Iterations, out.Warmup, out.Events = p.Value, p.Rate, iters, warmup, r.Report.Events
+	out.Protocol = p.Protocol
 	return out, r, nil
 }

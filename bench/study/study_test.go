@@ -324,34 +324,18 @@ func TestTinyAddedSweeps(t *testing.T) {
 	if s.Saturation == nil || len(s.Saturation.Size) != 2 || len(s.NonShared) != 2 || len(s.FewCores) != 0 {
 		t.Errorf("summary %+v", s)
 	}
-	var text bytes.Buffer
-	if err := res.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
+	text, recs, rec := outputs(t, res)
 	for _, want := range []string{"# [GEMINI-HOTI] Figure 8: FMA put bandwidth vs message size, 2 nodes (node 0's PEs put to node 1's), window 4",
 		"# Size      1 PE/node (MB/s) 2 PEs/node (MB/s)\n64 ",
 		"# [ORDERING] Figure 9: get bandwidth vs PEs per node, 8.0 KiB (8192 B)",
 		"# PEs/node         shared W1     non-shared W1         shared W2     non-shared W2\n1 ",
 		"# FMA put saturation (Figure 8)", "# Non-shared slowdown (Figure 9)"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text output lacks %q:\n%s", want, text.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
 	}
-	var cs bytes.Buffer
-	if err := res.WriteCSV(&cs); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&cs).ReadAll()
-	if err != nil || len(recs) != 1+4+8 || recs[1][0] != "put" || recs[1][3] != "put" || recs[1][12] != "4" || recs[5][0] != "onesided" || recs[len(recs)-1][13] != "true" {
-		t.Errorf("CSV: %v, %v", recs, err)
-	}
-	var js bytes.Buffer
-	if err := res.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	var rec Record
-	if err := json.Unmarshal(js.Bytes(), &rec); err != nil {
-		t.Fatal(err)
+	if len(recs) != 1+4+8 || recs[1][0] != "put" || recs[1][3] != "put" || recs[1][12] != "4" || recs[5][0] != "onesided" || recs[len(recs)-1][13] != "true" {
+		t.Errorf("CSV: %v", recs)
 	}
 	if len(rec.PutSweep) != 2 || len(rec.OneSidedSweep) != 4 || rec.Summary.Saturation == nil || len(rec.Summary.NonShared) != 2 || !rec.OneSidedSweep[1].Unregistered {
 		t.Errorf("JSON record %+v", rec)

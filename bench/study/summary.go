@@ -27,6 +27,9 @@ type Summary struct {
 	// FewCores are how close FewCoresPPN PEs per node come to the best of
 	// each shared curve of that sweep.
 	FewCores []FewCores
+	// TwoSided is section V's reading of the two-sided sweep
+	// ([ORDERING] Figure 11); nil without the sweep.
+	TwoSided *TwoSided
 }
 
 // SaturationLevel is the fraction of the peak that Saturation looks for.
@@ -236,17 +239,7 @@ func Summarize(r *Results) Summary {
 			continue
 		}
 		ra := Ratio{Mechanism: st.Mechanism, Size: st.Size}
-		for i, p := range st.Points {
-			if i >= len(re.Points) || re.Points[i].PPN != p.PPN {
-				break
-			}
-			v := math.NaN()
-			if p.Bandwidth > 0 {
-				v = re.Points[i].Bandwidth / p.Bandwidth
-			}
-			ra.PPN = append(ra.PPN, p.PPN)
-			ra.Ratio = append(ra.Ratio, v)
-		}
+		ra.PPN, ra.Ratio = pointRatios(re, st)
 		s.Ratios = append(s.Ratios, ra)
 	}
 	// Peaks of every concurrency curve.
@@ -254,15 +247,7 @@ func Summarize(r *Results) Summary {
 		if len(c.Points) == 0 {
 			continue
 		}
-		pk := Peak{Ordering: c.Ordering, Mechanism: c.Mechanism, Size: c.Size}
-		for _, p := range c.Points {
-			if p.Bandwidth > pk.Bandwidth {
-				pk.PPN, pk.Bandwidth = p.PPN, p.Bandwidth
-			}
-		}
-		last := c.Points[len(c.Points)-1]
-		pk.LastPPN, pk.LastBandwidth = last.PPN, last.Bandwidth
-		s.Peaks = append(s.Peaks, pk)
+		s.Peaks = append(s.Peaks, peakOf(c))
 	}
 	// Crossovers along each ordering's size curves.
 	for _, o := range r.Config.Orderings {
@@ -274,6 +259,7 @@ func Summarize(r *Results) Summary {
 		s.Crossovers = append(s.Crossovers, crossover(o, f, b))
 	}
 	s.Saturation = saturation(r.PutCurves)
+	s.TwoSided = summarizeTwoSided(r)
 	// The shared vs non-shared sweep: curves come in pairs, shared first.
 	for i := 0; i+1 < len(r.OneSidedCurves); i += 2 {
 		sh, ns := r.OneSidedCurves[i], r.OneSidedCurves[i+1]
@@ -297,6 +283,23 @@ func Summarize(r *Results) Summary {
 		}
 	}
 	return s
+}
+
+// pointRatios are num's over den's bandwidths at the PEs per node both
+// curves have, point by point from the first until they differ (NaN where
+// den's is not positive).
+func pointRatios(num, den Curve) (ppn []int, ratio []float64) {
+	for i, p := range den.Points {
+		if i >= len(num.Points) || num.Points[i].PPN != p.PPN {
+			break
+		}
+		v := math.NaN()
+		if p.Bandwidth > 0 {
+			v = num.Points[i].Bandwidth / p.Bandwidth
+		}
+		ppn, ratio = append(ppn, p.PPN), append(ratio, v)
+	}
+	return ppn, ratio
 }
 
 // saturation reads the Saturation off the put sweep's curves.

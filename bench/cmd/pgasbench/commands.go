@@ -58,6 +58,7 @@ func (bf benchFlags) define(o *options, fs *flag.FlagSet) {
 	}
 	if bf.op {
 		fs.StringVar(&o.op, "op", "get", "operation: get or put")
+		fs.BoolVar(&o.twoSided, "two-sided", false, "the two-sided form instead ([ORDERING] Figure 2's POINT_TO_POINT_MESSAGES): each PE posts a window of Irecv from its partner, then a window of Isend to it, and waits for them all; buffers outside the segment, protocols per PGAS_MSG_*")
 	}
 	if bf.atomics {
 		fs.StringVar(&o.filter, "filter", "", "run only the operations whose name contains this (\"fadd\", \"int32\")")
@@ -128,7 +129,8 @@ func init() {
 			"Rank 0 sends windows of active-message requests (Medium up to the largest Medium, Long beyond) to rank n/2, which acknowledges each window with a Short reply; MB/s. Defaults: 2 nodes, 1 PE per node, window 64.",
 			titled(benchFlags{lo: 1, hi: p2pMax, window: bench.DefaultWindow, plot: true}, "OSU gopgas Active Message Bandwidth Test")),
 		benchCommand("ordering_bw", "the ordering paper's bidirectional multi-pair benchmark (Figure 2)",
-			"The benchmark of [ORDERING], Figure 2: with n PEs, every PE's target is (rank + n/2) mod n; each iteration every PE posts a window of non-blocking gets (or puts, --op put) and waits for them; aggregate MB/s. Defaults: 4 nodes x 24 PEs per node (48 pairs), window 1, as the paper's Figure 3.",
+			"The benchmark of [ORDERING], Figure 2: with n PEs, every PE's target is (rank + n/2) mod n; each iteration every PE posts a window of non-blocking gets (or puts, --op put) and waits for them; aggregate MB/s. Defaults: 4 nodes x 24 PEs per node (48 pairs), window 1, as the paper's Figure 3. "+
+				"--two-sided runs its two-sided form (the paper's Figure 11): a window of non-blocking receives from the partner, then a window of non-blocking sends to it, then wait for all; the message protocols are the runtime's (PGAS_MSG_RNDV=off disables rendezvous, as Figure 11 right).",
 			benchFlags{lo: 1, hi: p2pMax, window: 1, unregistered: true, op: true, plot: true}),
 		benchCommand("fop_latency", "fetch-and-add latency (osu_fop_latency)",
 			"Rank 0 runs a blocking fetching add on an int64 of rank n/2, repeatedly; microseconds per operation, one row of 8 bytes, OSU's latency iterations.",
@@ -201,6 +203,9 @@ func runBench(a *app, _ context.Context, o *options) error {
 		}
 	}
 	var op bench.Op
+	if o.twoSided && (o.given["op"] || o.unregistered) {
+		return usagef("--two-sided: --op and --unregistered are the one-sided form's (two-sided buffers are always outside the segment)")
+	}
 	if o.cmd.name == "ordering_bw" {
 		switch o.op {
 		case "get":
@@ -254,6 +259,11 @@ func runBench(a *app, _ context.Context, o *options) error {
 	case "put_mbw_mr":
 		r, err = bench.MBWMR(s, sizes)
 	case "ordering_bw":
+		if o.twoSided {
+			run.Op = "send/recv"
+			r, err = bench.OrderingMsgBW(s, sizes)
+			break
+		}
 		run.Op = op.String()
 		r, err = bench.OrderingBW(s, sizes, op)
 	case "atomics":

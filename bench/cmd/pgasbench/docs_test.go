@@ -85,7 +85,7 @@ func small(args []string, short bool) []string {
 	out := slices.Clone(args)
 	switch args[0] {
 	case "ordering":
-		return append(out, "-m", "8:64", "--ppn-list", "1,2", "--sweep-sizes", "64", "--nodes", "2", "--ppn", "2", "-i", "1", "-x", "1", "--put-sweep=false", "--onesided-sweep=false")
+		return append(out, "-m", "8:64", "--ppn-list", "1,2", "--sweep-sizes", "64", "--nodes", "2", "--ppn", "2", "-i", "1", "-x", "1", "--put-sweep=false", "--onesided-sweep=false", "--twosided-sweep=false")
 	case "calibrate":
 		if !slices.Contains(out, "--rows") { // the whole report: a row of each backend
 			out = append(out, "--rows", "G-CLK,A-FLITS")

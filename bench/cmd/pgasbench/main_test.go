@@ -146,7 +146,9 @@ func TestUsageErrors(t *testing.T) {
 		{"ordering", "--ppn-list", "1,x"},
 		{"ordering", "--sweep-sizes", "0"},
 		{"ordering", "--plot-format", "gif"},
-		{"ordering", "--size-sweep=false", "--ppn-sweep=false", "--put-sweep=false", "--onesided-sweep=false"},
+		{"ordering", "--size-sweep=false", "--ppn-sweep=false", "--put-sweep=false", "--onesided-sweep=false", "--twosided-sweep=false"},
+		{"ordering_bw", "--two-sided", "--op", "put"},
+		{"ordering_bw", "--two-sided", "--unregistered"},
 		{"calibrate", "--conduit", "smp"},
 		{"calibrate", "--rows", "G-NOPE"},
 		{"calibrate", "--parallel", "-2"},
@@ -365,6 +367,7 @@ func TestOtherBenchmarks(t *testing.T) {
 		{[]string{"am_bw", "-m", "1K", "-i", "2", "-x", "1", "-W", "4"}, []string{"# Window: 4\n", "\n1024 "}},
 		{[]string{"mbw_mr", "--ppn", "2", "-m", "8:16", "-i", "2", "-x", "1", "-W", "4"}, []string{"# Size                  MB/s        Messages/s\n8 "}},
 		{[]string{"ordering_bw", "--conduit", "gemini", "--nodes", "2", "--ppn", "2", "--op", "put", "-m", "64", "-i", "2", "-x", "1"}, []string{"# Operation: put\n", "# Window: 1\n", "\n64 "}},
+		{[]string{"ordering_bw", "--two-sided", "--conduit", "gemini", "--nodes", "2", "--ppn", "1", "-m", "8:16K", "-i", "2", "-x", "1"}, []string{"# Multi-pair two-sided bandwidth", "# Operation: send/recv\n", "\n16384 "}},
 		{[]string{"atomics", "--filter", "fadd int64", "-i", "5", "-x", "1", "-W", "4", "--plot", filepath.Join(dir, "atomics.svg")}, []string{"# Operation              Million ops/s      Latency (us)\nfadd_int64 "}},
 		{[]string{"atomics", "--conduit", "gemini", "--nodes", "2", "--ppn", "2", "--many-to-one", "8", "-i", "2", "-x", "1", "-W", "4", "--format", "gobench"}, []string{"\nBenchmarkAtomicsManyToOne/gemini/vars=8 1 "}},
 		{[]string{"barrier", "-i", "5", "-x", "1"}, []string{"\n# OSU gopgas Barrier Latency Test v7.4\n# Avg Latency(us)\n "}},
@@ -419,7 +422,7 @@ func TestProgress(t *testing.T) {
 func TestOrderingStudy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
 	args := []string{"ordering", "--nodes", "2", "--ppn", "2", "-m", "8:16", "--ppn-list", "1,2", "--sweep-sizes", "1K",
-		"--orderings", "strict,relaxed", "--mechanisms", "fma,bte", "-i", "1", "-x", "1", "--put-sweep=false", "--onesided-sweep=false"}
+		"--orderings", "strict,relaxed", "--mechanisms", "fma,bte", "-i", "1", "-x", "1", "--put-sweep=false", "--onesided-sweep=false", "--twosided-sweep=false"}
 	r := pgasbench(t, nil, false, append(args, "--plot-dir", dir, "--plot-format", "png")...)
 	if r.code != 0 {
 		t.Fatalf("status %d, stderr %q", r.code, r.stderr)

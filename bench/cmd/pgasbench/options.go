@@ -51,6 +51,7 @@ type options struct {
 	plotFormat             string
 	sizeSweep, ppnSweep    bool
 	putSweep, oneSided     bool
+	twoSided               bool // ordering_bw --two-sided; ordering --twosided-sweep
 	rows                   string
 	jsonOut, check, timing bool
 	htmlOut, studyJSON     string // calibrate --html, --study

@@ -25,6 +25,8 @@ func studyCommand() *command {
 			"Two more sweeps: FMA put bandwidth vs size (8 B..256 KiB) at 1, 2 and 4 PEs per node on 2 nodes, window 16, relaxed ([GEMINI-HOTI] Figure 8), " +
 			"and gets at 8 B, 8 KiB, 256 KiB and 2 MiB vs PEs per node (1..24) and window (1, 2), relaxed, automatic mechanism, local buffers in the segment or not ([ORDERING] Figure 9); " +
 			"their summary gives the smallest size reaching 90% of the put peak per PEs per node, the worst non-shared slowdown, and the shared bandwidth at 4 PEs per node over the best. " +
+			"Section V ([ORDERING] Figure 11): the two-sided form of the Figure 2 benchmark (Isend/Irecv, relaxed data, strictly ordered matching) at 8 B, 8 KiB, 256 KiB and 2 MiB vs PEs per node (1, 2, 4, 8, 12, 16, 24) and window (1, 8, 64 up to 8 KiB; 1, 2 above), with rendezvous and, at 8 KiB and 256 KiB, without (PGAS_MSG_RNDV=off), beside one-sided gets into the segment at the same points; " +
+			"its summary gives each size's protocol, the PEs per node each curve needs for 90% of its best, the two-sided/one-sided ratio per size and window, and where each two-sided curve peaks. " +
 			"With --plot-dir, writes the plots. Points run in parallel (--parallel); iterations default to 10 up to 16 KiB, 5 up to 256 KiB, 3 above, " +
 			"with one warm-up (the simulation is deterministic). The default study simulates sizes of 8 B..128 KiB on gemini (-m 8:1M extends Figure 3 at several times the cost); the put and shared vs non-shared sweeps iterate until each node moves about 4 MiB (2 to 100 iterations, at least 10 for puts, after 1 warm-up).",
 		flags: func(o *options, fs *flag.FlagSet) {
@@ -44,6 +46,7 @@ func studyCommand() *command {
 			fs.BoolVar(&o.ppnSweep, "ppn-sweep", true, "run the PEs-per-node sweep (Figures 4, 5); --ppn-sweep=false skips it")
 			fs.BoolVar(&o.putSweep, "put-sweep", true, "run the FMA put sweep ([GEMINI-HOTI] Figure 8); --put-sweep=false skips it")
 			fs.BoolVar(&o.oneSided, "onesided-sweep", true, "run the shared vs non-shared sweep ([ORDERING] Figure 9); --onesided-sweep=false skips it")
+			fs.BoolVar(&o.twoSided, "twosided-sweep", true, "run the two-sided sweep and its one-sided counterparts ([ORDERING] section V, Figure 11); --twosided-sweep=false skips it")
 			fs.IntVar(&o.parallel, "parallel", 0, "points run at once (0: GOMAXPROCS)")
 			memoryFlag(o, fs, "points")
 			fs.StringVar(&o.plotDir, "plot-dir", "", "write the plots to this `DIR` (created if missing)")
@@ -155,12 +158,15 @@ func (a *app) studyConfig(o *options) (study.Config, error) {
 	if !o.oneSided {
 		c.OneSidedPPNs = nil
 	}
+	if !o.twoSided {
+		c.TwoSidedPPNs = nil
+	}
 	switch {
 	case len(c.Sizes) > 0 && len(c.Mechanisms) == 0:
 		return c, usagef("--mechanisms: none for the size sweep")
 	case len(c.PPNs) > 0 && (len(c.SweepMechanisms) == 0 || len(c.SweepSizes) == 0):
 		return c, usagef("--sweep-mechanisms and --sweep-sizes: the PEs-per-node sweep needs both")
-	case len(c.Sizes) == 0 && len(c.PPNs) == 0 && len(c.PutPPNs) == 0 && len(c.OneSidedPPNs) == 0:
+	case len(c.Sizes) == 0 && len(c.PPNs) == 0 && len(c.PutPPNs) == 0 && len(c.OneSidedPPNs) == 0 && len(c.TwoSidedPPNs) == 0:
 		return c, usagef("nothing to measure: every sweep is off or empty")
 	}
 	// The job configuration: the ordering is the study's, per point.
