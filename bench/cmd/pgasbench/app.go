@@ -32,6 +32,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a run failed, or calibrate --check found a failing row
 	exitUsage   = 2 // bad flags or values
+	// exitInterrupted: an interrupt (SIGINT, Ctrl-C) stopped the command
+	// after it printed what it had measured; 128 + SIGINT's number, as a
+	// shell reports a process an interrupt ended.
+	exitInterrupted = 130
 )
 
 // usageError is a bad flag or value: exit status 2.
@@ -85,6 +89,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	o := newOptions(cmd)
 	fs := o.flagSet()
+	var pf procFlags
+	pf.define(fs, counted(cmd))
 	if err := fs.Parse(getoptArgs(fs, rest)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			a.commandUsage(a.stdout, cmd)
@@ -97,13 +103,25 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
 	o.rawArgs = rest
-	if a.interrupt != nil && (cmd.name == "ordering" || cmd.name == "calibrate") {
+	if a.interrupt != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = a.interrupt(ctx)
 		defer cancel()
 	}
-	err := cmd.run(a, ctx, o)
+	stop, err := pf.start()
+	if err == nil {
+		if counted(cmd) {
+			err = a.repeat(ctx, cmd, o, &pf)
+		} else {
+			err = cmd.run(a, ctx, o)
+		}
+		err = errors.Join(err, stop())
+	}
 	a.endProgress()
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(a.stderr, "pgasbench %s: interrupted: the output holds what was measured before the interrupt (%s)\n", cmd.name, oneLine(err.Error()))
+		return exitInterrupted
+	}
 	return a.fail(err, cmd.name)
 }
 

@@ -167,7 +167,7 @@ func lookup(name string) *command {
 }
 
 // runBench runs a benchmark subcommand.
-func runBench(a *app, _ context.Context, o *options) error {
+func runBench(a *app, ctx context.Context, o *options) error {
 	o.mergeAliases()
 	if o.showVersion {
 		if o.title == "" {
@@ -216,6 +216,7 @@ func runBench(a *app, _ context.Context, o *options) error {
 		return err
 	}
 	s.Tail, s.Full, s.Validate = o.tail.list, o.full, o.validate
+	s.Context = ctx
 	warmup := o.warmup
 	if noWarmup {
 		s.Warmup, warmup = bench.NoWarmup, bench.NoWarmup
@@ -276,11 +277,15 @@ func runBench(a *app, _ context.Context, o *options) error {
 		return fmt.Errorf("no benchmark %q", o.cmd.name)
 	}
 	a.endProgress()
+	var stopped error // interrupted: print the points measured, then say so
 	if err != nil {
 		if errors.Is(err, bench.ErrBadSetup) {
 			return usagef("%v", err)
 		}
-		return err
+		if r == nil || ctx.Err() == nil {
+			return err
+		}
+		stopped = err
 	}
 	if !r.Rank0 {
 		return nil // another process of an MPI launch: rank 0's prints
@@ -306,7 +311,7 @@ func runBench(a *app, _ context.Context, o *options) error {
 			return err
 		}
 	}
-	return nil
+	return stopped
 }
 
 // args is the command line the options came from, for the record.

@@ -80,6 +80,7 @@ func (a *app) commandUsage(w io.Writer, cmd *command) {
 	fmt.Fprintf(b, "\nFlags:\n")
 	o := newOptions(cmd)
 	fs := o.flagSet()
+	new(procFlags).define(fs, counted(cmd))
 	hasSet := false
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "set" {

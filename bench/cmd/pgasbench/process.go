@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+)
+
+// procFlags are the process-level flags every subcommand takes: Go's
+// profiles of pgasbench itself, and the repetitions of a benchmark.
+type procFlags struct {
+	cpuProfile, memProfile, execTrace string
+	count                             int
+}
+
+// define adds the flags to fs; count only for a command that runs a
+// benchmark once per call.
+func (p *procFlags) define(fs *flag.FlagSet, count bool) {
+	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a Go CPU profile of pgasbench to `FILE` (go tool pprof)")
+	fs.StringVar(&p.memProfile, "memprofile", "", "write a Go heap profile of pgasbench, taken at the end, to `FILE` (go tool pprof)")
+	fs.StringVar(&p.execTrace, "exectrace", "", "write Go's execution trace of pgasbench to `FILE` (go tool trace; not the simulated network's trace, which is --option trace=FILE)")
+	if count {
+		fs.IntVar(&p.count, "count", 1, "run the benchmark `N` times: on a simulated backend with the seeds seed, seed+1, ..., so that the spread is the model's randomness; on smp N repeats (for benchstat, with --format gobench)")
+	}
+}
+
+// counted says whether a command takes --count: the benchmarks.
+func counted(cmd *command) bool { return cmd.name != "ordering" && cmd.name != "calibrate" }
+
+// start starts the profiles asked for; stop ends them and writes the heap
+// profile. Errors name the flag and the file.
+func (p *procFlags) start() (stop func() error, err error) {
+	var stops []func() error
+	stop = func() error {
+		var errs []error
+		for i := len(stops) - 1; i >= 0; i-- {
+			errs = append(errs, stops[i]())
+		}
+		return errors.Join(errs...)
+	}
+	create := func(flag, path string) (*os.File, error) {
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, fmt.Errorf("--%s %s: %w", flag, path, err)
+		}
+		return f, nil
+	}
+	if p.cpuProfile != "" {
+		f, err := create("cpuprofile", p.cpuProfile)
+		if err != nil {
+			return stop, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return stop, fmt.Errorf("--cpuprofile %s: %w", p.cpuProfile, err)
+		}
+		stops = append(stops, func() error { pprof.StopCPUProfile(); return closeNamed("cpuprofile", f) })
+	}
+	if p.execTrace != "" {
+		f, err := create("exectrace", p.execTrace)
+		if err != nil {
+			_ = stop()
+			return func() error { return nil }, err
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			_ = stop()
+			return func() error { return nil }, fmt.Errorf("--exectrace %s: %w", p.execTrace, err)
+		}
+		stops = append(stops, func() error { trace.Stop(); return closeNamed("exectrace", f) })
+	}
+	if p.memProfile != "" {
+		f, err := create("memprofile", p.memProfile)
+		if err != nil {
+			_ = stop()
+			return func() error { return nil }, err
+		}
+		stops = append(stops, func() error {
+			runtime.GC() // the heap as it is, not as of the last collection
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				f.Close()
+				return fmt.Errorf("--memprofile %s: %w", p.memProfile, err)
+			}
+			return closeNamed("memprofile", f)
+		})
+	}
+	return stop, nil
+}
+
+func closeNamed(flag string, f *os.File) error {
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--%s: %w", flag, err)
+	}
+	return nil
+}
+
+// repeat runs a benchmark command p.count times; on a simulated backend
+// run i has the seed base+i, where base is the seed the first run uses
+// (--seed, PGAS_SEED, or the default).
+func (a *app) repeat(ctx context.Context, cmd *command, o *options, p *procFlags) error {
+	if p.count < 1 {
+		return usagef("--count %d: must be at least 1", p.count)
+	}
+	if p.count == 1 {
+		return cmd.run(a, ctx, o)
+	}
+	cfg, err := a.jobConfig(o)
+	if err != nil {
+		return err
+	}
+	c, err := cfg.Resolve()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	simulated := c.Conduit != "smp" && c.Conduit != "mpi"
+	for i := range p.count {
+		if simulated {
+			o.seed, o.given["seed"] = c.Seed+uint64(i), true
+		}
+		if err := cmd.run(a, ctx, o); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
