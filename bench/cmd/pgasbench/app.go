@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gopgas/gopgas/pgas"
 )
@@ -25,6 +26,13 @@ type app struct {
 
 	progressMu  sync.Mutex
 	progressLen int
+
+	// What the records of a run say of the command (process.go): when it
+	// started, the flags given with their values, and the run's place in
+	// --count.
+	start        time.Time
+	flags        map[string]string
+	index, count int
 }
 
 // Exit statuses.
@@ -101,7 +109,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if fs.NArg() > 0 {
 		return a.fail(usagef("unexpected argument %q", fs.Arg(0)), cmd.name)
 	}
-	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
+	a.start = time.Now()
+	a.flags = map[string]string{}
+	fs.Visit(func(f *flag.Flag) {
+		o.given[f.Name] = true
+		a.flags[f.Name] = f.Value.String()
+	})
 	o.rawArgs = rest
 	if a.interrupt != nil {
 		var cancel context.CancelFunc

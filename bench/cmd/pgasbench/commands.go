@@ -224,6 +224,7 @@ func runBench(a *app, ctx context.Context, o *options) error {
 	run := &report.Run{Setup: report.Setup{Sizes: sizes, Iterations: o.iters, Warmup: warmup, Percentiles: o.percentiles,
 		Unregistered: o.unregistered, Filter: o.filter, Variables: o.manyToOne, Seed: o.seed,
 		Options: o.options.Map(), Settings: o.settingsGiven(), Args: append([]string{o.cmd.name}, o.args()...)}}
+	a.record(s.Config, &run.Setup)
 	var r *bench.Result
 	switch o.cmd.name {
 	case "latency":

@@ -272,7 +272,7 @@ func TestPutBWGeminiJSON(t *testing.T) {
 		t.Fatalf("points %+v", rec.Points)
 	}
 	for _, p := range rec.Points {
-		if !(p.Value > 0) || !(p.Rate > 0) || p.P50 != nil {
+		if p.Value == nil || p.Rate == nil || !(*p.Value > 0) || !(*p.Rate > 0) || p.P50 != nil {
 			t.Errorf("point %+v", p)
 		}
 	}
@@ -290,7 +290,7 @@ func TestPutBWGeminiJSON(t *testing.T) {
 		t.Fatalf("gobench lines:\n%s", r2.stdout)
 	}
 	for i, m := range ms {
-		if v, _ := strconv.ParseFloat(m[3], 64); m[1] != strconv.Itoa(rec.Points[i].Size) || v != round2(rec.Points[i].Value) {
+		if v, _ := strconv.ParseFloat(m[3], 64); m[1] != strconv.Itoa(rec.Points[i].Size) || v != round2(*rec.Points[i].Value) {
 			t.Errorf("gobench %q, JSON %+v", m[0], rec.Points[i])
 		}
 	}

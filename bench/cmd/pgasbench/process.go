@@ -5,10 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"strings"
+	"time"
+
+	"github.com/gopgas/gopgas/bench/report"
+	"github.com/gopgas/gopgas/pgas"
 )
 
 // procFlags are the process-level flags every subcommand takes: Go's
@@ -118,7 +124,10 @@ func (a *app) repeat(ctx context.Context, cmd *command, o *options, p *procFlags
 		return usagef("%v", err)
 	}
 	simulated := c.Conduit != "smp" && c.Conduit != "mpi"
+	a.count = p.count
+	defer func() { a.index, a.count = 0, 0 }()
 	for i := range p.count {
+		a.index = i
 		if simulated {
 			o.seed, o.given["seed"] = c.Seed+uint64(i), true
 		}
@@ -130,4 +139,26 @@ func (a *app) repeat(ctx context.Context, cmd *command, o *options, p *procFlags
 		}
 	}
 	return nil
+}
+
+// record fills what a run's record says beyond the command's setup: the
+// seed the run used (cfg resolved), the flags given, the environment's
+// PGAS_* variables, the run's place in --count and the provenance.
+func (a *app) record(cfg pgas.Config, s *report.Setup) {
+	if c, err := cfg.Resolve(); err == nil {
+		s.Seed = c.Seed
+	}
+	s.Flags = maps.Clone(a.flags)
+	s.Environment = map[string]string{}
+	for _, st := range pgas.Settings() {
+		if v, ok := a.lookupEnv(st.Env); ok && strings.TrimSpace(v) != "" {
+			s.Environment[st.Env] = v
+		}
+	}
+	s.Index, s.Count = a.index, max(a.count, 1)
+	start := a.start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	s.Provenance = report.NewProvenance(start)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/bench/report"
+	"github.com/gopgas/gopgas/internal/jsonschema"
 )
 
 // cancelAfter is stderr that cancels the command's context once the
@@ -75,4 +80,65 @@ func TestProfileFlags(t *testing.T) {
 	r = pgasbench(t, nil, false, "put_latency", "--count", "0")
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "--count 0")
+}
+
+// The records of a real run conform to docs/schema and say what ran: the
+// seed used (the default 1 when none was given), the environment's
+// settings, the flags and the provenance.
+func TestRecordsConform(t *testing.T) {
+	env := map[string]string{"PGAS_NETWORKDEPTH": "8"}
+	args := []string{"put_latency", "--conduit", "gemini", "-m", "8:16", "-i", "2", "-x", "1"}
+	read := func(name string) *jsonschema.Schema {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "schema", name))
+		require.NoError(t, err)
+		s, err := jsonschema.Parse(b)
+		require.NoError(t, err)
+		return s
+	}
+	r := pgasbench(t, env, false, append(args, "--format", "json")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.NoError(t, read("run.json").Validate([]byte(r.stdout)), r.stdout)
+	rec, err := report.ReadJSON(strings.NewReader(r.stdout))
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, rec.Setup.Seed, "the default seed")
+	assert.Equal(t, "8", rec.Setup.Environment["PGAS_NETWORKDEPTH"])
+	assert.Equal(t, "8:16", rec.Setup.Flags["m"])
+	require.NotNil(t, rec.Provenance)
+	assert.NotEmpty(t, rec.Provenance.GoVersion)
+
+	r = pgasbench(t, env, false, append(args, "--format", "csv", "--count", "2")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 1+2*2, "one header row and two sizes of two runs")
+	s := read("csv.json")
+	for _, rec := range recs[1:] {
+		row := map[string]any{}
+		for j, c := range rec {
+			row[recs[0][j]] = c
+		}
+		require.NoError(t, s.ValidateValue(row), "%v", rec)
+	}
+}
+
+// --count N on a simulated backend runs the seeds seed..seed+N-1 and
+// prints N samples of each benchmark under one configuration, for
+// benchstat; on smp it repeats the run.
+func TestCount(t *testing.T) {
+	r := pgasbench(t, nil, false, "put_latency", "--conduit", "gemini", "-m", "8:8", "-i", "2", "-x", "1", "--seed", "5", "--count", "3", "--format", "gobench")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stdout, "conduit: gemini"), r.stdout)
+	assert.Contains(t, r.stdout, "seed: 5-7\n")
+	assert.Equal(t, 3, strings.Count(r.stdout, "BenchmarkPutLatency/gemini/size=8 1 "), r.stdout)
+	r = pgasbench(t, nil, false, "put_latency", "--conduit", "smp", "-m", "8:8", "-i", "2", "-x", "1", "--count", "2", "--format", "json")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var seeds []uint64
+	for dec.More() {
+		var rec report.Record
+		require.NoError(t, dec.Decode(&rec))
+		seeds = append(seeds, rec.Setup.Seed)
+		assert.Equal(t, 2, rec.Setup.Count)
+	}
+	assert.Equal(t, []uint64{1, 1}, seeds, "smp repeats the run with the same seed")
 }
