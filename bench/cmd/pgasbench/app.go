@@ -101,7 +101,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	pf.define(fs, counted(cmd))
 	if err := fs.Parse(getoptArgs(fs, rest)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			a.commandUsage(a.stdout, cmd)
+			a.commandUsage(a.stdout, cmd, helpConduit(rest))
 			return exitOK
 		}
 		return a.fail(usagef("%s", err), cmd.name)

@@ -66,11 +66,13 @@ func (a *app) help(args []string) int {
 	if cmd == nil {
 		return a.fail(usagef("help: unknown subcommand %q", args[0]), "")
 	}
-	a.commandUsage(a.stdout, cmd)
+	a.commandUsage(a.stdout, cmd, "")
 	return exitOK
 }
 
-func (a *app) commandUsage(w io.Writer, cmd *command) {
+// commandUsage is a command's --help; backend, when not empty, asks for
+// that backend's options.
+func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 	b := bufio.NewWriter(w)
 	defer b.Flush()
 	fmt.Fprintf(b, "Usage: pgasbench %s %s\n\n", cmd.name, cmd.args)
@@ -105,7 +107,7 @@ func (a *app) commandUsage(w io.Writer, cmd *command) {
 	})
 	if hasSet {
 		fmt.Fprintln(b)
-		writeSettings(b, false)
+		writeBackendHelp(b, cmd.name, backend)
 	}
 }
 

@@ -181,7 +181,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	r := pgasbench(t, nil, false, "put_bw", "--help")
-	for _, want := range []string{"-m [MIN:]MAX", "--set PGAS_NAME=value", "PGAS_FMA_RDMA_CUTOVER", "routing", "--conduit", "-z"} {
+	for _, want := range []string{"-m [MIN:]MAX", "--set PGAS_NAME=value", "help settings", "--help --conduit NAME", "--conduit", "-z"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("put_bw --help lacks %q", want)
 		}

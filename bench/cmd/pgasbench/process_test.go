@@ -142,3 +142,26 @@ func TestCount(t *testing.T) {
 	}
 	assert.Equal(t, []uint64{1, 1}, seeds, "smp repeats the run with the same seed")
 }
+
+// A command's --help lists its flags and points to the backends' options;
+// with --conduit (before or after --help) it lists that backend's only.
+func TestHelpPerBackend(t *testing.T) {
+	r := pgasbench(t, nil, false, "put_bw", "--help")
+	require.Equal(t, exitOK, r.code)
+	assert.Contains(t, r.stdout, "--conduit NAME' lists")
+	assert.Contains(t, r.stdout, "--cpuprofile")
+	assert.NotContains(t, r.stdout, "Backend options of")
+	assert.Less(t, strings.Count(r.stdout, "\n"), 90, "the plain --help is long:\n%s", r.stdout)
+	for _, args := range [][]string{{"put_bw", "--help", "--conduit", "aries"}, {"put_bw", "--conduit=aries", "--help"}} {
+		r = pgasbench(t, nil, false, args...)
+		require.Equal(t, exitOK, r.code)
+		assert.Contains(t, r.stdout, "Backend options of aries")
+		assert.Contains(t, r.stdout, "\n  valiant ")
+		assert.NotContains(t, r.stdout, "Backend options of gemini")
+		assert.NotContains(t, r.stdout, "\n  torus ", "a gemini option")
+	}
+	r = pgasbench(t, nil, false, "put_bw", "--help", "--conduit", "smp")
+	assert.Contains(t, r.stdout, "no options of its own")
+	r = pgasbench(t, nil, false, "ordering", "--help")
+	assert.NotContains(t, r.stdout, "--count", "--count on a command it does not repeat")
+}
