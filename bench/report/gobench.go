@@ -167,7 +167,7 @@ func GoBenchConfig(run *Run) [][2]string {
 var keyedFlags = map[string]bool{
 	"conduit": true, "nodes": true, "ppn": true, "ordering": true, "mechanism": true, "W": true, "op": true,
 	"seed": true, "option": true, "set": true, "format": true, "plot": true, "count": true,
-	"cpuprofile": true, "memprofile": true, "exectrace": true, "plot-width": true, "plot-height": true, "plot-dpi": true,
+	"cpuprofile": true, "memprofile": true, "exectrace": true, "plot-size": true, "plot-dpi": true,
 }
 
 // goBenchComments are the provenance lines benchstat ignores.

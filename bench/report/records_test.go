@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,4 +135,54 @@ func TestGoBenchRecord(t *testing.T) {
 	buf.Reset()
 	require.NoError(t, WriteGoBench(&buf, run))
 	assert.True(t, strings.HasPrefix(buf.String(), "BenchmarkPutBW/"), "configuration in a later run:\n%s", buf.String())
+}
+
+// Figures: the default PNG is 1200 pixels wide, --plot-size and DPI
+// change it; a ratio figure has its y = 1 line; latency against size is
+// drawn on a log axis; the atomics chart groups the types of each
+// operation, with the types in the legend.
+func TestPlotLayout(t *testing.T) {
+	dir := t.TempDir()
+	pngSize := func(path string) (int, int) {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		defer f.Close()
+		cfg, err := png.DecodeConfig(f)
+		require.NoError(t, err)
+		return cfg.Width, cfg.Height
+	}
+	bw := filepath.Join(dir, "bw.png")
+	require.NoError(t, ResultFigure(bwRun().Result).Save(bw))
+	w, h := pngSize(bw)
+	assert.Equal(t, 1200, w)
+	assert.Equal(t, 750, h)
+	small := ResultFigure(bwRun().Result)
+	small.Width, small.Height, small.DPI = 4, 3, 100
+	require.NoError(t, small.Save(bw))
+	w, h = pngSize(bw)
+	assert.Equal(t, []int{400, 300}, []int{w, h})
+	small.Width = 1000
+	assert.ErrorContains(t, small.Save(bw), "pixels a side")
+
+	lat := bwRun().Result
+	lat.Unit, lat.Column = "us", "Latency (us)"
+	assert.True(t, ResultFigure(lat).YLog, "values over three decades on a linear axis")
+
+	ratio := &Figure{Title: "r", XLabel: "PEs per node", YLabel: "Bandwidth ratio, relaxed / strict",
+		Series: []Series{{Name: "64K", X: []float64{1, 2, 4}, Y: []float64{1.2, 1.5, 1.4}}}}
+	var svg bytes.Buffer
+	require.NoError(t, ratio.WriteTo(&svg, "svg"))
+	assert.Contains(t, svg.String(), "1 (equal)")
+	p, err := ratio.plot()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, p.Y.Min, 1.0, "y = 1 out of view")
+
+	at := atomicsRun()
+	fig := AtomicsFigure(at.Result, at.Atomics)
+	assert.Equal(t, []Bar{{Label: "add", Group: "int64", Value: 12.345}, {Label: "fxor", Group: "uint32", Value: 1.5}}, fig.Bars)
+	svg.Reset()
+	require.NoError(t, fig.WriteTo(&svg, "svg"))
+	for _, want := range []string{"int64", "uint32", "add", "fxor"} {
+		assert.Contains(t, svg.String(), ">"+want+"<")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -121,6 +122,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 		ctx, cancel = a.interrupt(ctx)
 		defer cancel()
 	}
+	plots, err := pf.plotDefaults()
+	if err != nil {
+		return a.fail(err, cmd.name)
+	}
+	defer func(saved report.PlotSize) { report.PlotDefaults = saved }(report.PlotDefaults)
+	report.PlotDefaults = plots
 	stop, err := pf.start()
 	if err == nil {
 		if counted(cmd) {

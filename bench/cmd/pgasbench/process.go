@@ -22,6 +22,8 @@ import (
 type procFlags struct {
 	cpuProfile, memProfile, execTrace string
 	count                             int
+	plotSize                          string  // --plot-size WxH, pixels
+	plotDPI                           float64 // --plot-dpi
 }
 
 // define adds the flags to fs; count only for a command that runs a
@@ -30,9 +32,32 @@ func (p *procFlags) define(fs *flag.FlagSet, count bool) {
 	fs.StringVar(&p.cpuProfile, "cpuprofile", "", "write a Go CPU profile of pgasbench to `FILE` (go tool pprof)")
 	fs.StringVar(&p.memProfile, "memprofile", "", "write a Go heap profile of pgasbench, taken at the end, to `FILE` (go tool pprof)")
 	fs.StringVar(&p.execTrace, "exectrace", "", "write Go's execution trace of pgasbench to `FILE` (go tool trace; not the simulated network's trace, which is --option trace=FILE)")
+	if fs.Lookup("plot") != nil || fs.Lookup("plot-dir") != nil {
+		d := report.PlotDefaults
+		fs.StringVar(&p.plotSize, "plot-size", fmt.Sprintf("%.0fx%.0f", d.Width*d.DPI, d.Height*d.DPI), "size of the plots, `WxH` in pixels (a PNG's; an SVG is as large at --plot-dpi)")
+		fs.Float64Var(&p.plotDPI, "plot-dpi", d.DPI, "dots per inch of the plots: the size of their text and lines against --plot-size")
+	}
 	if count {
 		fs.IntVar(&p.count, "count", 1, "run the benchmark `N` times: on a simulated backend with the seeds seed, seed+1, ..., so that the spread is the model's randomness; on smp N repeats (for benchstat, with --format gobench)")
 	}
+}
+
+// plotDefaults are the figures' size the flags ask for.
+func (p *procFlags) plotDefaults() (report.PlotSize, error) {
+	d := report.PlotDefaults
+	if p.plotSize == "" && p.plotDPI == 0 {
+		return d, nil
+	}
+	dpi := p.plotDPI
+	if !(dpi >= 10 && dpi <= 1200) {
+		return d, usagef("--plot-dpi %g: want 10 to 1200", p.plotDPI)
+	}
+	var w, h int
+	if _, err := fmt.Sscanf(strings.ToLower(p.plotSize), "%dx%d", &w, &h); err != nil || w < 100 || h < 100 || w > 20000 || h > 20000 ||
+		fmt.Sprintf("%dx%d", w, h) != strings.ToLower(p.plotSize) {
+		return d, usagef("--plot-size %q: want WxH in pixels, each 100 to 20000 (1200x750)", p.plotSize)
+	}
+	return report.PlotSize{Width: float64(w) / dpi, Height: float64(h) / dpi, DPI: dpi}, nil
 }
 
 // counted says whether a command takes --count: the benchmarks.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,4 +165,24 @@ func TestHelpPerBackend(t *testing.T) {
 	assert.Contains(t, r.stdout, "no options of its own")
 	r = pgasbench(t, nil, false, "ordering", "--help")
 	assert.NotContains(t, r.stdout, "--count", "--count on a command it does not repeat")
+}
+
+// --plot-size and --plot-dpi size the plot; a bad size is a usage error;
+// the process's default size is back after the command.
+func TestPlotSizeFlags(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bw.png")
+	r := pgasbench(t, nil, false, "put_bw", "--conduit", "gemini", "-m", "1K:4K", "-i", "2", "-x", "1", "--plot", path, "--plot-size", "800x500", "--plot-dpi", "100")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	cfg, err := png.DecodeConfig(f)
+	f.Close()
+	require.NoError(t, err)
+	assert.Equal(t, []int{800, 500}, []int{cfg.Width, cfg.Height})
+	assert.Equal(t, 150.0, report.PlotDefaults.DPI, "the flags outlived the command")
+	for _, bad := range [][]string{{"--plot-size", "800"}, {"--plot-size", "10x10"}, {"--plot-dpi", "0"}} {
+		r = pgasbench(t, nil, false, append([]string{"put_bw", "-m", "8:8"}, bad...)...)
+		assert.Equal(t, exitUsage, r.code, "%v", bad)
+		assert.Contains(t, r.stderr, bad[0])
+	}
 }
