@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sync/atomic"
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/conduit/mpi"
@@ -43,14 +42,19 @@ func RunContext(ctx context.Context, cfg Config, program func(pe *PE) error) err
 	if ctx.Err() != nil {
 		return fmt.Errorf("pgas: RunContext: not started: %w", context.Cause(ctx))
 	}
-	var ended atomic.Bool
-	stop := context.AfterFunc(ctx, func() { ended.Store(true) })
-	defer stop()
+	done := ctx.Done()
+	if done == nil {
+		return run("RunContext", cfg, program, nil) // a context that never ends
+	}
+	// A receive from the done channel that cannot block reads the
+	// channel's state without a lock: PEs check it on every call.
 	err := run("RunContext", cfg, program, func() error {
-		if !ended.Load() {
+		select {
+		case <-done:
+			return fmt.Errorf("the job's context ended: %w", context.Cause(ctx))
+		default:
 			return nil
 		}
-		return fmt.Errorf("the job's context ended: %w", context.Cause(ctx))
 	})
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		err = fmt.Errorf("%w (the job's context ended: %w)", err, ctx.Err())
