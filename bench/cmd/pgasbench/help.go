@@ -44,7 +44,8 @@ Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 Output is the OSU Micro-Benchmarks 7.4's text by default; a simulated backend
 reports simulated time, the smp backend wall-clock time, and the lines after
 the rows say which.
-Exit status: 0 on success, 1 when a run fails, 2 for bad flags or values.
+Exit status: 0 on success, 1 when a run fails, 2 for bad flags or values,
+130 when an interrupt (Ctrl-C) stopped it after printing what was measured.
 See docs/pgasbench.md.
 `)
 }

@@ -74,60 +74,45 @@ func (p *procFlags) start() (stop func() error, err error) {
 		}
 		return errors.Join(errs...)
 	}
-	create := func(flag, path string) (*os.File, error) {
-		f, err := os.Create(path)
-		if err != nil {
-			return nil, fmt.Errorf("--%s %s: %w", flag, path, err)
+	for _, prof := range []struct {
+		flag, path string
+		begin, end func(f *os.File) error
+	}{
+		{"cpuprofile", p.cpuProfile, func(f *os.File) error { return pprof.StartCPUProfile(f) },
+			func(*os.File) error { pprof.StopCPUProfile(); return nil }},
+		{"exectrace", p.execTrace, func(f *os.File) error { return trace.Start(f) },
+			func(*os.File) error { trace.Stop(); return nil }},
+		// The heap as it is at the end, not as of the last collection.
+		{"memprofile", p.memProfile, func(*os.File) error { return nil },
+			func(f *os.File) error { runtime.GC(); return pprof.WriteHeapProfile(f) }},
+	} {
+		if prof.path == "" {
+			continue
 		}
-		return f, nil
-	}
-	if p.cpuProfile != "" {
-		f, err := create("cpuprofile", p.cpuProfile)
-		if err != nil {
-			return stop, err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return stop, fmt.Errorf("--cpuprofile %s: %w", p.cpuProfile, err)
-		}
-		stops = append(stops, func() error { pprof.StopCPUProfile(); return closeNamed("cpuprofile", f) })
-	}
-	if p.execTrace != "" {
-		f, err := create("exectrace", p.execTrace)
-		if err != nil {
-			_ = stop()
-			return func() error { return nil }, err
-		}
-		if err := trace.Start(f); err != nil {
-			f.Close()
-			_ = stop()
-			return func() error { return nil }, fmt.Errorf("--exectrace %s: %w", p.execTrace, err)
-		}
-		stops = append(stops, func() error { trace.Stop(); return closeNamed("exectrace", f) })
-	}
-	if p.memProfile != "" {
-		f, err := create("memprofile", p.memProfile)
-		if err != nil {
-			_ = stop()
-			return func() error { return nil }, err
-		}
-		stops = append(stops, func() error {
-			runtime.GC() // the heap as it is, not as of the last collection
-			if err := pprof.WriteHeapProfile(f); err != nil {
+		named := func(err error) error { return fmt.Errorf("--%s %s: %w", prof.flag, prof.path, err) }
+		f, err := os.Create(prof.path)
+		if err == nil {
+			if err = prof.begin(f); err != nil {
 				f.Close()
-				return fmt.Errorf("--memprofile %s: %w", p.memProfile, err)
 			}
-			return closeNamed("memprofile", f)
+		}
+		if err != nil {
+			_ = stop()
+			return func() error { return nil }, named(err)
+		}
+		end := prof.end
+		stops = append(stops, func() error {
+			err := end(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return named(err)
+			}
+			return nil
 		})
 	}
 	return stop, nil
-}
-
-func closeNamed(flag string, f *os.File) error {
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--%s: %w", flag, err)
-	}
-	return nil
 }
 
 // repeat runs a benchmark command p.count times; on a simulated backend
