@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -93,6 +94,10 @@ type Setup struct {
 	Validate bool
 	// Progress, when not nil, is called after each size is measured.
 	Progress func(done, total int)
+	// Context, when not nil, stops the job when it ends (pgas.RunContext):
+	// the benchmark then returns the points measured so far with an error
+	// wrapping the context's.
+	Context context.Context
 }
 
 // NoWarmup as Setup.Warmup runs no warm-up iterations.
@@ -333,7 +338,11 @@ func (s Setup) run(j *job, program func(pe *pgas.PE, r *Result) error) (*Result,
 	}
 	var rep pgas.Report
 	cfg.Report = &rep
-	err = pgas.Run(cfg, func(pe *pgas.PE) error {
+	ctx := s.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	err = pgas.RunContext(ctx, cfg, func(pe *pgas.PE) error {
 		if pe.Rank() == 0 {
 			r.Conduit, r.Ordering, r.Simulated = pe.Conduit(), pe.Ordering(), pe.Simulated()
 			r.Rank0 = true
@@ -341,7 +350,12 @@ func (s Setup) run(j *job, program func(pe *pgas.PE, r *Result) error) (*Result,
 		return program(pe, r)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %w", j.name, err)
+		err = fmt.Errorf("bench: %s: %w", j.name, err)
+		if ctx.Err() != nil && r.Rank0 {
+			r.Report = rep
+			return r, err // stopped: the points measured so far
+		}
+		return nil, err
 	}
 	r.Report = rep
 	return r, nil

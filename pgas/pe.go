@@ -91,6 +91,7 @@ type PE struct {
 	amoResult uint64
 	ended     bool
 	endFlag   *atomic.Bool // the job has ended (jobEnded)
+	stopped   func() error // RunContext's context has ended, when not nil
 }
 
 func newPE(ep conduit.Endpoint, c Config) (*PE, error) {
@@ -272,6 +273,9 @@ func (pe *PE) usable(op string) error {
 	}
 	if pe.jobEnded() {
 		return pe.wrap(op, pe.ep.Err())
+	}
+	if pe.stopped != nil {
+		return pe.wrap(op, pe.stopped())
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package pgas
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,8 +23,50 @@ import (
 // ErrJobAborted, and Run returns that first error. A PE that returns early
 // keeps serving active messages until all have returned.
 func Run(cfg Config, program func(pe *PE) error) error {
+	return run("Run", cfg, program, nil)
+}
+
+// RunContext is Run with a context: when ctx ends before the job does,
+// each PE's next wait in the runtime (a blocking call, a Wait, a barrier)
+// fails with an error wrapping context.Cause(ctx), the job ends as when a
+// PE fails, and RunContext returns an error for which errors.Is(err,
+// ctx.Err()) holds. A PE that computes without calling the runtime learns
+// of the end at its next call. What the program stored before then (the
+// points of a sweep already measured) is left as it was. On the mpi
+// backend only the process whose context ended stops; the others end as
+// after a failed PE.
+func RunContext(ctx context.Context, cfg Config, program func(pe *PE) error) error {
+	if ctx == nil {
+		return errors.New("pgas: RunContext: nil context")
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("pgas: RunContext: not started: %w", context.Cause(ctx))
+	}
+	done := ctx.Done()
+	if done == nil {
+		return run("RunContext", cfg, program, nil) // a context that never ends
+	}
+	// A receive from the done channel that cannot block reads the
+	// channel's state without a lock: PEs check it on every call.
+	err := run("RunContext", cfg, program, func() error {
+		select {
+		case <-done:
+			return fmt.Errorf("the job's context ended: %w", context.Cause(ctx))
+		default:
+			return nil
+		}
+	})
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("%w (the job's context ended: %w)", err, ctx.Err())
+	}
+	return err
+}
+
+// run runs the job; stopped, when not nil, is polled in every wait and
+// ends the job with its error.
+func run(name string, cfg Config, program func(pe *PE) error, stopped func() error) error {
 	if program == nil {
-		return errors.New("pgas: Run: nil program")
+		return fmt.Errorf("pgas: %s: nil program", name)
 	}
 	c, err := cfg.resolve()
 	if err != nil {
@@ -55,6 +98,10 @@ func Run(cfg Config, program func(pe *PE) error) error {
 		}()
 		if pe, err = newPE(ep, c); err != nil {
 			return err
+		}
+		if stopped != nil {
+			pe.stopped = stopped
+			pe.eng.AddPoller(func() (int, error) { return 0, stopped() })
 		}
 		if err := program(pe); err != nil {
 			return pe.wrap("program", err)

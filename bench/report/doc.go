@@ -12,16 +12,31 @@
 //     left-justified in 10 columns, each value right-justified in 18 with
 //     2 decimals). MB/s means 10^6 bytes per second; latency is in
 //     microseconds.
-//   - CSV: one header row, then one row per size (or atomic operation).
+//   - CSV: one header row, then one row per size (or atomic operation),
+//     each ending with the run's record (seed, settings, provenance);
+//     docs/schema/csv.json is the schema of a row.
 //   - JSON: one Record object, whose schema docs/pgasbench.md documents
-//     field by field.
+//     field by field and docs/schema/run.json states.
 //   - GoBench: the text format of `go test -bench`, which benchstat reads:
-//     configuration lines ("conduit: gemini") then one line per size, as
+//     configuration lines ("conduit: gemini"), provenance as comment
+//     lines, then one line per size, as
 //     "BenchmarkPutBW/gemini/size=4096 1 2345 ns/op 1746.58 MB/s".
 //
-// Figure draws line plots (one Series per curve) with gonum.org/v1/plot,
-// as SVG or PNG by the file's extension, with a log2 size axis for size
-// sweeps; ResultFigure and AtomicsFigure build the figures of one run.
+// Every record carries the seed the run used, every setting that differs
+// from its default (Setup's Flags, Options, Settings and Environment) and
+// the Provenance (NewProvenance: module version, VCS revision, Go
+// version, GOOS/GOARCH, CPU, host, start time). A figure that is NaN or
+// infinite is null in JSON, an empty cell in CSV and left out of its
+// gobench line. Setup's Index and Count place a run in a series of
+// repetitions (pgasbench --count): CSV and gobench print their headers
+// once, before the first.
+//
+// Figure draws line plots (one Series per curve) and bar charts, grouped
+// or not, with gonum.org/v1/plot, as SVG or PNG by the file's extension,
+// PlotDefaults' size unless the figure has its own, with the legend
+// beside the axes, a log2 size axis for size sweeps and a y = 1 line on
+// ratio figures; ResultFigure and AtomicsFigure build the figures of one
+// run.
 //
 // # Usage
 //

@@ -15,7 +15,7 @@ func Example() {
 		Conduit: "smp", Nodes: 2, PPN: 1, Ordering: pgas.OrderDefault, Mechanism: bench.Auto,
 		Points: []bench.Point{{Size: 8, Value: 0.4321}, {Size: 16, Value: 0.5}},
 	}
-	run := &report.Run{Result: r, Setup: report.Setup{Iterations: 1000, Warmup: 10}}
+	run := &report.Run{Result: r, Setup: report.Setup{Iterations: 1000, Warmup: 10, Seed: 1}}
 	report.WriteOSU(os.Stdout, run)
 	report.WriteGoBench(os.Stdout, run)
 	// Output:
@@ -41,6 +41,7 @@ func Example() {
 	// ppn: 1
 	// ordering: default
 	// mechanism: auto
+	// seed: 1
 	// BenchmarkGetLatency/smp/size=8 1 432.10 ns/op
 	// BenchmarkGetLatency/smp/size=16 1 500.00 ns/op
 }

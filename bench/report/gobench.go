@@ -8,14 +8,19 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // WriteGoBench prints run in the text format of `go test -bench`, which
 // benchstat (golang.org/x/perf/cmd/benchstat) reads: first configuration
 // lines "key: value" (conduit, time base, topology, ordering, mechanism,
-// window, op, and every --option and --set given), then one benchmark line
-// per size:
+// window, op, the seed, goos, goarch and cpu, every --option, every
+// PGAS_* setting given by --set or the environment, and every other flag
+// given, as flag-NAME), then comment lines "# key: value" with what
+// differs from run to run and must not split benchstat's tables (the
+// module's version and revision, the Go version, the host, the start
+// time), then one benchmark line per size:
 //
 //	BenchmarkPutBW/gemini/size=4096 1 2345.60 ns/op 1746.58 MB/s
 //
@@ -25,29 +30,52 @@ import (
 // from the message rate) and MB/s (10^6 bytes per second); mbw_mr adds
 // msgs/s; the percentiles, when asked for, add p50-ns/op... or
 // p50-MB/s... The atomics benchmark prints one line per operation
-// (".../op=fadd_int64 1 <latency> ns/op <rate> Mops/s").
+// (".../op=fadd_int64 1 <latency> ns/op <rate> Mops/s"). A figure that is
+// NaN or infinite is left out of its line, and a line left with none is
+// left out.
 //
-// Runs that differ only in configuration keep the same benchmark names,
-// so benchstat compares them: `benchstat -col ordering strict.txt
-// relaxed.txt`.
+// With --count N the configuration comes once, before the first run's
+// lines, and its seed is the range of seeds the runs used ("seed: 1-10"
+// on a simulated backend): benchstat then sees N samples of each
+// benchmark. Runs that differ only in configuration keep the same
+// benchmark names, so benchstat compares them: `benchstat -col ordering
+// strict.txt relaxed.txt`.
 func WriteGoBench(w io.Writer, run *Run) error {
 	if err := run.check(); err != nil {
 		return err
 	}
 	r := run.Result
 	b := bufio.NewWriter(w)
-	for _, kv := range GoBenchConfig(run) {
-		fmt.Fprintf(b, "%s: %s\n", kv[0], kv[1])
+	if run.Setup.Index == 0 {
+		for _, kv := range GoBenchConfig(run) {
+			fmt.Fprintf(b, "%s: %s\n", kv[0], kv[1])
+		}
+		for _, kv := range goBenchComments(run.Setup.Provenance) {
+			fmt.Fprintf(b, "# %s: %s\n", kv[0], kv[1])
+		}
 	}
 	base := "Benchmark" + camel(r.Benchmark) + "/" + nameSafe(r.Conduit)
+	line := func(name string, metrics ...any) {
+		var m strings.Builder
+		for i := 0; i+1 < len(metrics); i += 2 {
+			v := metrics[i].(float64)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			fmt.Fprintf(&m, " %s %s", num(v), metrics[i+1].(string))
+		}
+		if m.Len() > 0 {
+			fmt.Fprintf(b, "%s 1%s\n", name, m.String())
+		}
+	}
 	switch kindOf(r.Benchmark) {
 	case kindAtomics:
 		for _, a := range run.Atomics {
-			fmt.Fprintf(b, "%s/op=%s 1 %s ns/op %s Mops/s\n", base, nameSafe(opName(a.Name)), num(a.Latency*1e3), num(a.Rate))
+			line(fmt.Sprintf("%s/op=%s", base, nameSafe(opName(a.Name))), a.Latency*1e3, "ns/op", a.Rate, "Mops/s")
 		}
 	case kindManyToOne:
 		for _, p := range r.Points {
-			fmt.Fprintf(b, "%s/vars=%d 1 %s ns/op %s Mops/s\n", base, run.Setup.Variables, num(perOp(p.Rate)), num(p.Value))
+			line(fmt.Sprintf("%s/vars=%d", base, run.Setup.Variables), perOp(p.Rate), "ns/op", p.Value, "Mops/s")
 		}
 	default:
 		for _, p := range r.Points {
@@ -55,27 +83,27 @@ func WriteGoBench(w io.Writer, run *Run) error {
 			if r.Benchmark == "barrier" {
 				name = base
 			}
-			fmt.Fprintf(b, "%s 1", name)
+			var ms []any
 			if r.Unit == "us" {
-				fmt.Fprintf(b, " %s ns/op", num(p.Value*1e3))
+				ms = append(ms, p.Value*1e3, "ns/op")
 				if run.Setup.Percentiles {
-					fmt.Fprintf(b, " %s p50-ns/op %s p90-ns/op %s p99-ns/op", num(p.P50*1e3), num(p.P90*1e3), num(p.P99*1e3))
+					ms = append(ms, p.P50*1e3, "p50-ns/op", p.P90*1e3, "p90-ns/op", p.P99*1e3, "p99-ns/op")
 				}
 			} else {
 				ns := perOp(p.Rate)
 				if p.Rate <= 0 && p.Value > 0 {
 					ns = float64(p.Size) / (p.Value * 1e6) * 1e9
 				}
-				fmt.Fprintf(b, " %s ns/op %s %s", num(ns), num(p.Value), unitSafe(r.Unit))
+				u := unitSafe(r.Unit)
+				ms = append(ms, ns, "ns/op", p.Value, u)
 				if hasRate(r) {
-					fmt.Fprintf(b, " %s msgs/s", num(p.Rate))
+					ms = append(ms, p.Rate, "msgs/s")
 				}
 				if run.Setup.Percentiles {
-					u := unitSafe(r.Unit)
-					fmt.Fprintf(b, " %s p50-%s %s p90-%s %s p99-%s", num(p.P50), u, num(p.P90), u, num(p.P99), u)
+					ms = append(ms, p.P50, "p50-"+u, p.P90, "p90-"+u, p.P99, "p99-"+u)
 				}
 			}
-			b.WriteByte('\n')
+			line(name, ms...)
 		}
 	}
 	return b.Flush()
@@ -85,6 +113,7 @@ func WriteGoBench(w io.Writer, run *Run) error {
 // value: keys are lower case without spaces, as benchfmt requires.
 func GoBenchConfig(run *Run) [][2]string {
 	r := run.Result
+	s := &run.Setup
 	cfg := [][2]string{
 		{"pgasbench", Version},
 		{"conduit", r.Conduit},
@@ -101,13 +130,60 @@ func GoBenchConfig(run *Run) [][2]string {
 	if run.Op != "" {
 		cfg = append(cfg, [2]string{"op", run.Op})
 	}
-	for _, k := range slices.Sorted(maps.Keys(run.Setup.Options)) {
-		cfg = append(cfg, [2]string{"option-" + keySafe(k), oneWord(run.Setup.Options[k])})
+	seed := strconv.FormatUint(s.Seed, 10)
+	if s.Count > 1 && r.Simulated {
+		seed += "-" + strconv.FormatUint(s.Seed+uint64(s.Count-1), 10)
 	}
-	for _, k := range slices.Sorted(maps.Keys(run.Setup.Settings)) {
-		cfg = append(cfg, [2]string{keySafe(k), oneWord(run.Setup.Settings[k])})
+	cfg = append(cfg, [2]string{"seed", seed})
+	if p := s.Provenance; p != nil {
+		cfg = append(cfg, [2]string{"goos", p.GOOS}, [2]string{"goarch", p.GOARCH})
+		if p.CPU != "" {
+			cfg = append(cfg, [2]string{"cpu", oneWord(p.CPU)})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Options)) {
+		cfg = append(cfg, [2]string{"option-" + keySafe(k), oneWord(s.Options[k])})
+	}
+	settings := maps.Clone(s.Environment)
+	if settings == nil {
+		settings = map[string]string{}
+	}
+	maps.Copy(settings, s.Settings)
+	delete(settings, "PGAS_SEED") // the seed line
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		cfg = append(cfg, [2]string{keySafe(k), oneWord(settings[k])})
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Flags)) {
+		if !keyedFlags[k] {
+			cfg = append(cfg, [2]string{"flag-" + keySafe(k), oneWord(s.Flags[k])})
+		}
 	}
 	return cfg
+}
+
+// keyedFlags are the flags a configuration line of their own already
+// says (conduit, ordering, ...) or that do not change what is measured
+// (the output's format and files, --count).
+var keyedFlags = map[string]bool{
+	"conduit": true, "nodes": true, "ppn": true, "ordering": true, "mechanism": true, "W": true, "op": true,
+	"seed": true, "option": true, "set": true, "format": true, "plot": true, "count": true,
+	"cpuprofile": true, "memprofile": true, "exectrace": true, "plot-size": true, "plot-dpi": true,
+}
+
+// goBenchComments are the provenance lines benchstat ignores.
+func goBenchComments(p *Provenance) [][2]string {
+	if p == nil {
+		return nil
+	}
+	out := [][2]string{{"module", p.Module + " " + p.ModuleVersion}, {"go", p.GoVersion}}
+	if p.VCSRevision != "" {
+		rev := p.VCSRevision + " " + p.VCSTime
+		if p.VCSModified {
+			rev += " modified"
+		}
+		out = append(out, [2]string{"vcs_revision", rev})
+	}
+	return append(out, [2]string{"host", p.Host}, [2]string{"start_time", p.Start})
 }
 
 // perOp is nanoseconds per operation at rate operations per second.
@@ -121,7 +197,6 @@ func perOp(rate float64) float64 {
 // num prints a gobench value: two decimals as OSU, more significant
 // digits for small values.
 func num(v float64) string {
-	v = Finite(v)
 	if v != 0 && math.Abs(v) < 0.01 {
 		return fmt.Sprintf("%.4g", v)
 	}

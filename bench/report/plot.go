@@ -3,16 +3,21 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/gopgas/gopgas/bench"
 )
@@ -25,9 +30,12 @@ type Series struct {
 	X, Y []float64
 }
 
-// Bar is one bar of a bar chart.
+// Bar is one bar of a bar chart. Bars with a Group are drawn grouped:
+// one group per Label, one bar per Group in each, with a legend of the
+// groups.
 type Bar struct {
 	Label string
+	Group string
 	Value float64
 }
 
@@ -49,8 +57,41 @@ type Figure struct {
 	// Bars, when not empty, make the figure a bar chart of them (Series
 	// are then ignored).
 	Bars []Bar
-	// Width and Height are the image size in inches; 0 means 7 x 4.5.
-	Width, Height float64
+	// Ratio draws a dashed line at y = 1 and keeps it in view: the
+	// figure's values are ratios. A YLabel that mentions a ratio sets it
+	// too.
+	Ratio bool
+	// Width and Height are the image size in inches and DPI the dots per
+	// inch of a PNG (an SVG is vector); 0 takes PlotDefaults'.
+	Width, Height, DPI float64
+}
+
+// PlotSize is the size of the figures that do not set theirs.
+type PlotSize struct {
+	// Width and Height in inches; DPI the dots per inch of a PNG, whose
+	// pixels are Width x DPI by Height x DPI.
+	Width, Height, DPI float64
+}
+
+// PlotDefaults is the size of a figure whose Width, Height or DPI is 0:
+// 8 x 5 inches at 150 DPI, a 1200 x 750 PNG. pgasbench's --plot-size and
+// --plot-dpi set it for the process.
+var PlotDefaults = PlotSize{Width: 8, Height: 5, DPI: 150}
+
+// size is the figure's size with the defaults filled in.
+func (f *Figure) size() PlotSize {
+	pick := func(v, def float64) float64 {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return PlotSize{Width: pick(f.Width, PlotDefaults.Width), Height: pick(f.Height, PlotDefaults.Height), DPI: pick(f.DPI, PlotDefaults.DPI)}
+}
+
+// ratio says whether the figure's values are ratios (Ratio).
+func (f *Figure) ratio() bool {
+	return f.Ratio || strings.Contains(strings.ToLower(f.YLabel), "ratio")
 }
 
 // PlotFormat is the image format of a plot file by its extension: "svg" or
@@ -81,21 +122,19 @@ func (f *Figure) Save(path string) error {
 	return nil
 }
 
-// WriteTo draws the figure as format ("svg" or "png") to w.
+// WriteTo draws the figure as format ("svg" or "png") to w, with its
+// legend to the right of the data, outside it.
 func (f *Figure) WriteTo(w io.Writer, format string) (err error) {
 	if format != "svg" && format != "png" {
 		return fmt.Errorf("report: plot format %q: not svg or png", format)
 	}
+	sz := f.size()
+	if sz.Width*sz.DPI > maxPlotPixels || sz.Height*sz.DPI > maxPlotPixels {
+		return fmt.Errorf("report: plot %q: %gx%g inches at %g DPI is over %d pixels a side", f.Title, sz.Width, sz.Height, sz.DPI, maxPlotPixels)
+	}
 	p, err := f.plot()
 	if err != nil {
 		return err
-	}
-	width, height := f.Width, f.Height
-	if width <= 0 {
-		width = 7
-	}
-	if height <= 0 {
-		height = 4.5
 	}
 	// The plotting library panics on data it cannot draw; a plot is never
 	// worth a crash.
@@ -104,12 +143,42 @@ func (f *Figure) WriteTo(w io.Writer, format string) (err error) {
 			err = fmt.Errorf("report: drawing %q: %v", f.Title, r)
 		}
 	}()
-	wt, err := p.WriterTo(vg.Length(width)*vg.Inch, vg.Length(height)*vg.Inch, format)
-	if err != nil {
-		return fmt.Errorf("report: drawing %q: %w", f.Title, err)
+	wd, ht := vg.Length(sz.Width)*vg.Inch, vg.Length(sz.Height)*vg.Inch
+	var c vg.CanvasWriterTo
+	if format == "png" {
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(wd, ht), vgimg.UseDPI(int(sz.DPI)))}
+	} else {
+		c = vgsvg.New(wd, ht)
 	}
-	_, err = wt.WriteTo(w)
+	drawBeside(p, draw.New(c))
+	_, err = c.WriteTo(w)
 	return err
+}
+
+// maxPlotPixels bounds a PNG's side, so that a mistyped size cannot ask
+// for gigabytes.
+const maxPlotPixels = 20000
+
+// drawBeside draws p with its legend in a column to the right of the
+// plot, level with the top of the data, so that no curve or bar is
+// hidden under it.
+func drawBeside(p *plot.Plot, c draw.Canvas) {
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	lw := leg.Rectangle(c).Size().X
+	if lw <= 0 {
+		p.Draw(c)
+		return
+	}
+	gap := vg.Points(12)
+	p.Draw(draw.Crop(c, 0, -(lw + 2*gap), 0, 0))
+	top := vg.Length(0)
+	if p.Title.Text != "" {
+		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	leg.Top, leg.Left = true, true
+	leg.XOffs, leg.YOffs = 0, 0
+	leg.Draw(draw.Crop(c, c.Size().X-lw-gap, 0, 0, -top))
 }
 
 func (f *Figure) plot() (*plot.Plot, error) {
@@ -117,7 +186,6 @@ func (f *Figure) plot() (*plot.Plot, error) {
 	p.Title.Text = f.Title
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	if len(f.Bars) > 0 {
 		return f.bars(p)
@@ -159,44 +227,87 @@ func (f *Figure) plot() (*plot.Plot, error) {
 		}
 		p.X.Tick.Marker = ticks
 	}
-	// Leave room at the top for the legend, drawn over the data area's
-	// top-left corner.
-	height := f.Height
-	if height <= 0 {
-		height = 4.5
+	if f.ratio() {
+		ymin, ymax = math.Min(ymin, 1), math.Max(ymax, 1)
+		one, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: 1}, {X: xmax, Y: 1}})
+		if err != nil {
+			return nil, fmt.Errorf("report: plot %q: %w", f.Title, err)
+		}
+		one.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		one.LineStyle.Color = color.Gray{Y: 0x60}
+		p.Add(one)
+		p.Legend.Add("1 (equal)", one)
 	}
-	room := math.Min(0.5, (float64(len(args)/2)*14+16)/(height*72*0.7))
 	if f.YLog {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		lo, hi := math.Log(ymin/1.5), math.Log(ymax*1.2)
-		p.Y.Min, p.Y.Max = math.Exp(lo), math.Exp(lo+(hi-lo)/(1-room))
+		p.Y.Min, p.Y.Max = ymin/1.5, ymax*1.5
 	} else {
 		p.Y.Min = math.Min(0, ymin)
 		top := math.Max(ymax, p.Y.Min+1e-9)
-		p.Y.Max = p.Y.Min + (top-p.Y.Min)*1.05/(1-room)
+		p.Y.Max = p.Y.Min + (top-p.Y.Min)*1.08
 	}
-	p.Legend.XOffs = vg.Points(10)
 	return p, nil
 }
 
+// bars draws a bar chart, grouped when the bars have groups. The bars'
+// width is set from the figure's width so that every bar is inside the
+// axes, and the y axis reaches above the tallest.
 func (f *Figure) bars(p *plot.Plot) (*plot.Plot, error) {
-	vals := make(plotter.Values, len(f.Bars))
-	names := make([]string, len(f.Bars))
-	for i, b := range f.Bars {
-		vals[i], names[i] = Finite(b.Value), b.Label
+	var labels, groups []string
+	for _, b := range f.Bars {
+		if !slices.Contains(labels, b.Label) {
+			labels = append(labels, b.Label)
+		}
+		if !slices.Contains(groups, b.Group) {
+			groups = append(groups, b.Group)
+		}
 	}
-	bc, err := plotter.NewBarChart(vals, vg.Points(max(4, 300/float64(len(vals)))))
-	if err != nil {
-		return nil, fmt.Errorf("report: plot %q: %w", f.Title, err)
+	// The data area is at least 60% of the figure's width (the rest: the
+	// y axis and the legend); a category takes 1/len(labels) of it and
+	// its group of bars 80% of that.
+	area := vg.Length(f.size().Width) * vg.Inch * 0.6
+	width := area / vg.Length(len(labels)) * 0.8 / vg.Length(len(groups))
+	top := 0.0
+	for g, name := range groups {
+		vals := make(plotter.Values, len(labels))
+		for i := range vals {
+			vals[i] = math.NaN()
+		}
+		for _, b := range f.Bars {
+			if b.Group == name {
+				vals[slices.Index(labels, b.Label)] = b.Value
+			}
+		}
+		for i, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				vals[i] = 0 // no bar
+			}
+			top = math.Max(top, vals[i])
+		}
+		bc, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, fmt.Errorf("report: plot %q: %w", f.Title, err)
+		}
+		bc.Color = plotutil.Color(g)
+		bc.LineStyle.Width = 0
+		bc.Offset = (vg.Length(g) - vg.Length(len(groups)-1)/2) * width
+		p.Add(bc)
+		if name != "" {
+			p.Legend.Add(name, bc)
+		}
 	}
-	bc.Color = plotutil.Color(0)
-	bc.LineStyle.Width = 0
-	p.Add(bc)
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 2
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-	p.Y.Min = 0
+	p.NominalX(labels...)
+	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
+	chars := 0
+	for _, l := range labels {
+		chars += len(l) + 2
+	}
+	if vg.Length(chars)*p.X.Tick.Label.Font.Size*0.6 > area {
+		p.X.Tick.Label.Rotation = math.Pi / 2
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	}
+	p.Y.Min, p.Y.Max = 0, math.Max(top*1.08, 1e-9)
 	return p, nil
 }
 
@@ -247,7 +358,8 @@ const SizeAxis = "Message size (bytes; K = 1024)"
 // ResultFigure is the figure of one or more results of the same benchmark:
 // value against size on a log2 axis, one curve per result (named by its
 // backend, ordering and mechanism). The y
-// axis is logarithmic when the values span more than two decades. The
+// axis is logarithmic when the values span a decade or more (latency
+// and bandwidth against size). The
 // many-to-one atomics benchmark has one point per run and no size axis:
 // use a bar chart of its results instead.
 func ResultFigure(results ...*bench.Result) *Figure {
@@ -273,18 +385,24 @@ func ResultFigure(results ...*bench.Result) *Figure {
 		}
 		f.Series = append(f.Series, s)
 	}
-	f.YLog = hi > 0 && hi/lo > 100
+	f.YLog = hi > 0 && hi/lo >= 10
 	return f
 }
 
-// AtomicsFigure is a bar chart of the atomics benchmark's rates.
+// AtomicsFigure is a bar chart of the atomics benchmark's rates, grouped
+// by operation with a bar per type ("fadd int64": operation fadd, type
+// int64).
 func AtomicsFigure(r *bench.Result, rows []bench.AtomicRow) *Figure {
 	f := &Figure{YLabel: "Million operations per second (Mops/s)", XLabel: "Operation"}
 	if r != nil {
 		f.Title = fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase())
 	}
 	for _, a := range rows {
-		f.Bars = append(f.Bars, Bar{Label: a.Name, Value: a.Rate})
+		op, typ := a.Name, ""
+		if i := strings.LastIndexByte(a.Name, ' '); i > 0 {
+			op, typ = a.Name[:i], a.Name[i+1:]
+		}
+		f.Bars = append(f.Bars, Bar{Label: op, Group: typ, Value: a.Rate})
 	}
 	return f
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Schema identifies the JSON record of one benchmark run.
-const Schema = "gopgas/pgasbench/run/v1"
+const Schema = "gopgas/pgasbench/run/v2"
 
 // Header opens every JSON record pgasbench writes: which record it is
 // (its schema) and the tool and version that wrote it. The records embed
@@ -31,8 +31,10 @@ func NewHeader(schema string) Header {
 }
 
 // Record is the JSON object of one benchmark run; docs/pgasbench.md
-// documents it field by field. It holds every field of bench.Result, the
-// setup and the backend's report.
+// documents it field by field and docs/schema/run.json is its JSON
+// Schema. It holds every field of bench.Result, the setup, the backend's
+// report and the provenance (null when unknown). A figure JSON cannot
+// hold (NaN, an infinity) is null.
 type Record struct {
 	Header
 	Benchmark string         `json:"benchmark"`
@@ -53,6 +55,8 @@ type Record struct {
 	Points    []PointRecord  `json:"points"`
 	Atomics   []AtomicRecord `json:"atomics,omitempty"`
 	Report    ReportRecord   `json:"report"`
+	// Provenance is what ran where and when; null when not recorded.
+	Provenance *Provenance `json:"provenance"`
 }
 
 // SetupRecord is Setup in a Record.
@@ -67,25 +71,29 @@ type SetupRecord struct {
 	Seed         uint64            `json:"seed"`
 	Options      map[string]string `json:"options"`
 	Settings     map[string]string `json:"settings"`
+	Environment  map[string]string `json:"environment"`
+	Flags        map[string]string `json:"flags"`
 	Args         []string          `json:"args"`
+	Index        int               `json:"index"`
+	Count        int               `json:"count"`
 }
 
 // PointRecord is a bench.Point in a Record.
 type PointRecord struct {
-	Size  int     `json:"size"`
-	Value float64 `json:"value"`
-	Rate  float64 `json:"rate"`
-	// P50, P90 and P99 are present when percentiles were asked for.
-	P50 *float64 `json:"p50,omitempty"`
-	P90 *float64 `json:"p90,omitempty"`
-	P99 *float64 `json:"p99,omitempty"`
+	Size  int      `json:"size"`
+	Value *float64 `json:"value"`
+	Rate  *float64 `json:"rate"`
+	// P50, P90 and P99 are null unless percentiles were asked for.
+	P50 *float64 `json:"p50"`
+	P90 *float64 `json:"p90"`
+	P99 *float64 `json:"p99"`
 }
 
 // AtomicRecord is a bench.AtomicRow in a Record.
 type AtomicRecord struct {
-	Name      string  `json:"name"`
-	RateMops  float64 `json:"rate_mops"`
-	LatencyUs float64 `json:"latency_us"`
+	Name      string   `json:"name"`
+	RateMops  *float64 `json:"rate_mops"`
+	LatencyUs *float64 `json:"latency_us"`
 }
 
 // ReportRecord is the backend's report (pgas.Report) in a Record.
@@ -116,9 +124,12 @@ func NewRecord(run *Run) (*Record, error) {
 		Setup: SetupRecord{
 			Sizes: nonNil(s.Sizes), Iterations: s.Iterations, Warmup: s.Warmup,
 			Percentiles: s.Percentiles, Unregistered: s.Unregistered, Filter: s.Filter, Variables: s.Variables,
-			Seed: s.Seed, Options: mapOrEmpty(s.Options), Settings: mapOrEmpty(s.Settings), Args: nonNil(s.Args),
+			Seed: s.Seed, Options: mapOrEmpty(s.Options), Settings: mapOrEmpty(s.Settings),
+			Environment: mapOrEmpty(s.Environment), Flags: mapOrEmpty(s.Flags), Args: nonNil(s.Args),
+			Index: s.Index, Count: max(s.Count, 1),
 		},
-		Points: []PointRecord{},
+		Provenance: s.Provenance,
+		Points:     []PointRecord{},
 		Report: ReportRecord{
 			Backend: r.Report.Backend, Simulated: r.Report.Simulated,
 			EndPs: int64(r.Report.End), EndSeconds: r.Report.End.Seconds(), Events: r.Report.Events,
@@ -126,14 +137,14 @@ func NewRecord(run *Run) (*Record, error) {
 		},
 	}
 	for _, p := range r.Points {
-		pr := PointRecord{Size: p.Size, Value: Finite(p.Value), Rate: Finite(p.Rate)}
+		pr := PointRecord{Size: p.Size, Value: nullable(p.Value), Rate: nullable(p.Rate)}
 		if s.Percentiles {
-			pr.P50, pr.P90, pr.P99 = ptr(Finite(p.P50)), ptr(Finite(p.P90)), ptr(Finite(p.P99))
+			pr.P50, pr.P90, pr.P99 = nullable(p.P50), nullable(p.P90), nullable(p.P99)
 		}
 		rec.Points = append(rec.Points, pr)
 	}
 	for _, a := range run.Atomics {
-		rec.Atomics = append(rec.Atomics, AtomicRecord{Name: a.Name, RateMops: Finite(a.Rate), LatencyUs: Finite(a.Latency)})
+		rec.Atomics = append(rec.Atomics, AtomicRecord{Name: a.Name, RateMops: nullable(a.Rate), LatencyUs: nullable(a.Latency)})
 	}
 	return rec, nil
 }
@@ -163,16 +174,21 @@ func (rec *Record) Run() (*Run, error) {
 			End: conduit.Time(rec.Report.EndPs), Events: rec.Report.Events, Counters: rec.Report.Counters},
 	}
 	for _, p := range rec.Points {
-		r.Points = append(r.Points, bench.Point{Size: p.Size, Value: p.Value, Rate: p.Rate, P50: deref(p.P50), P90: deref(p.P90), P99: deref(p.P99)})
+		pt := bench.Point{Size: p.Size, Value: deref(p.Value), Rate: deref(p.Rate)}
+		if rec.Setup.Percentiles {
+			pt.P50, pt.P90, pt.P99 = deref(p.P50), deref(p.P90), deref(p.P99)
+		}
+		r.Points = append(r.Points, pt)
 	}
 	run := &Run{Result: r, Op: rec.Op, Setup: Setup{
 		Sizes: rec.Setup.Sizes, Iterations: rec.Setup.Iterations, Warmup: rec.Setup.Warmup,
 		Percentiles: rec.Setup.Percentiles, Unregistered: rec.Setup.Unregistered, Filter: rec.Setup.Filter,
 		Variables: rec.Setup.Variables, Seed: rec.Setup.Seed, Options: rec.Setup.Options,
-		Settings: rec.Setup.Settings, Args: rec.Setup.Args,
+		Settings: rec.Setup.Settings, Environment: rec.Setup.Environment, Flags: rec.Setup.Flags, Args: rec.Setup.Args,
+		Index: rec.Setup.Index, Count: rec.Setup.Count, Provenance: rec.Provenance,
 	}}
 	for _, a := range rec.Atomics {
-		run.Atomics = append(run.Atomics, bench.AtomicRow{Name: a.Name, Rate: a.RateMops, Latency: a.LatencyUs})
+		run.Atomics = append(run.Atomics, bench.AtomicRow{Name: a.Name, Rate: deref(a.RateMops), Latency: deref(a.LatencyUs)})
 	}
 	return run, nil
 }
@@ -216,7 +232,8 @@ func mapOrEmpty[V any](m map[string]V) map[string]V {
 	return maps.Clone(m)
 }
 
-// Finite maps NaN and infinities, which JSON cannot hold, to 0.
+// Finite maps NaN and infinities to 0, for outputs that hold only
+// numbers (the study's records).
 func Finite(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
@@ -229,20 +246,24 @@ func Finite(v float64) float64 {
 func Nullable(vs []float64) []*float64 {
 	out := make([]*float64, 0, len(vs))
 	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			out = append(out, nil)
-		} else {
-			out = append(out, &v)
-		}
+		out = append(out, nullable(v))
 	}
 	return out
 }
 
-func ptr(v float64) *float64 { return &v }
+// nullable is v for JSON, the rule of every record: null when NaN or an
+// infinity, which JSON cannot hold.
+func nullable(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
 
+// deref reads a nullable figure back: null is NaN.
 func deref(p *float64) float64 {
 	if p == nil {
-		return 0
+		return math.NaN()
 	}
 	return *p
 }

@@ -2,7 +2,13 @@ package report
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"time"
+
+	"github.com/klauspost/cpuid/v2"
 
 	"github.com/gopgas/gopgas/bench"
 )
@@ -45,15 +51,83 @@ type Setup struct {
 	Filter string
 	// Variables is the many-to-one atomics benchmark's number of words.
 	Variables int
-	// Seed is the seed given (0: the default or PGAS_SEED).
+	// Seed is the seed the run used: --seed, PGAS_SEED or the default.
 	Seed uint64
 	// Options are the backend options given (Config.Options).
 	Options map[string]string
 	// Settings are the PGAS_* settings given on the command line, by
 	// variable name.
 	Settings map[string]string
+	// Environment are the PGAS_* variables of the environment the run
+	// saw, by name (a --set of the same name overrides them).
+	Environment map[string]string
+	// Flags are the flags given on the command line, by name without
+	// dashes, with their values.
+	Flags map[string]string
 	// Args is the command line, without the program name.
 	Args []string
+	// Index and Count: the run is run Index (from 0) of Count runs of
+	// the same benchmark (--count); Count 0 means 1. Seed is then the
+	// seed of this run; on a simulated backend run i used the first
+	// run's seed plus i.
+	Index, Count int
+	// Provenance says what program ran where and when; nil leaves it
+	// out.
+	Provenance *Provenance
+}
+
+// Provenance is what program ran, on what and when: the fields every
+// record carries so that a figure can be traced to its build and machine.
+type Provenance struct {
+	// Module is the main module's path and ModuleVersion its version
+	// ("(devel)" for a build from a work tree).
+	Module        string `json:"module"`
+	ModuleVersion string `json:"module_version"`
+	// VCSRevision is the commit the program was built from, VCSTime its
+	// time, and VCSModified says the work tree had changes; empty and
+	// false when the build did not record them.
+	VCSRevision string `json:"vcs_revision"`
+	VCSTime     string `json:"vcs_time"`
+	VCSModified bool   `json:"vcs_modified"`
+	// GoVersion is the toolchain that built the program, GOOS and GOARCH
+	// its target.
+	GoVersion string `json:"go_version"`
+	GOOS      string `json:"goos"`
+	GOARCH    string `json:"goarch"`
+	// CPU is the processor's model name, as the processor reports it
+	// (CPUID), or "" when it cannot say.
+	CPU string `json:"cpu"`
+	// Host is the machine's host name.
+	Host string `json:"host"`
+	// Start is when the run started, RFC 3339 in UTC.
+	Start string `json:"start_time"`
+}
+
+// NewProvenance reads the build, the machine and the clock: start is the
+// run's start.
+func NewProvenance(start time.Time) *Provenance {
+	p := &Provenance{GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		CPU: strings.TrimSpace(cpuid.CPU.BrandName), Start: start.UTC().Format(time.RFC3339)}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		p.Module, p.ModuleVersion = bi.Main.Path, bi.Main.Version
+		if bi.GoVersion != "" {
+			p.GoVersion = bi.GoVersion
+		}
+		for _, kv := range bi.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				p.VCSRevision = kv.Value
+			case "vcs.time":
+				p.VCSTime = kv.Value
+			case "vcs.modified":
+				p.VCSModified = kv.Value == "true"
+			}
+		}
+	}
+	if h, err := os.Hostname(); err == nil {
+		p.Host = h
+	}
+	return p
 }
 
 // Benchmark kinds, for the defaults the header describes.

@@ -187,7 +187,7 @@ func (n *nic) txServe() {
 	n.tx.free = now + occ
 	n.m.stats.Packets++
 	if n.m.trace != nil {
-		n.m.traceNIC(n, "tx "+p.kind.String(), now, n.tx.free)
+		n.m.traceNICPacket(n, p, true, now, n.tx.free)
 	}
 	n.m.k.At(n.tx.free+n.m.latency, n, nicInject, p)
 	n.served(&n.tx, nicTxServe)
@@ -238,7 +238,7 @@ func (n *nic) rxTake(p *Packet, now Time) {
 	}
 	n.rx.free = now + occ
 	if n.m.trace != nil {
-		n.m.traceNIC(n, "rx "+p.kind.String(), now, n.rx.free)
+		n.m.traceNICPacket(n, p, false, now, n.rx.free)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -25,6 +27,13 @@ type app struct {
 
 	progressMu  sync.Mutex
 	progressLen int
+
+	// What the records of a run say of the command (process.go): when it
+	// started, the flags given with their values, and the run's place in
+	// --count.
+	start        time.Time
+	flags        map[string]string
+	index, count int
 }
 
 // Exit statuses.
@@ -32,6 +41,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a run failed, or calibrate --check found a failing row
 	exitUsage   = 2 // bad flags or values
+	// exitInterrupted: an interrupt (SIGINT, Ctrl-C) stopped the command
+	// after it printed what it had measured; 128 + SIGINT's number, as a
+	// shell reports a process an interrupt ended.
+	exitInterrupted = 130
 )
 
 // usageError is a bad flag or value: exit status 2.
@@ -85,9 +98,11 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	o := newOptions(cmd)
 	fs := o.flagSet()
+	var pf procFlags
+	pf.define(fs, counted(cmd))
 	if err := fs.Parse(getoptArgs(fs, rest)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			a.commandUsage(a.stdout, cmd)
+			a.commandUsage(a.stdout, cmd, helpConduit(rest))
 			return exitOK
 		}
 		return a.fail(usagef("%s", err), cmd.name)
@@ -95,15 +110,38 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if fs.NArg() > 0 {
 		return a.fail(usagef("unexpected argument %q", fs.Arg(0)), cmd.name)
 	}
-	fs.Visit(func(f *flag.Flag) { o.given[f.Name] = true })
+	a.start = time.Now()
+	a.flags = map[string]string{}
+	fs.Visit(func(f *flag.Flag) {
+		o.given[f.Name] = true
+		a.flags[f.Name] = f.Value.String()
+	})
 	o.rawArgs = rest
-	if a.interrupt != nil && (cmd.name == "ordering" || cmd.name == "calibrate") {
+	if a.interrupt != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = a.interrupt(ctx)
 		defer cancel()
 	}
-	err := cmd.run(a, ctx, o)
+	plots, err := pf.plotDefaults()
+	if err != nil {
+		return a.fail(err, cmd.name)
+	}
+	defer func(saved report.PlotSize) { report.PlotDefaults = saved }(report.PlotDefaults)
+	report.PlotDefaults = plots
+	stop, err := pf.start()
+	if err == nil {
+		if counted(cmd) {
+			err = a.repeat(ctx, cmd, o, &pf)
+		} else {
+			err = cmd.run(a, ctx, o)
+		}
+		err = errors.Join(err, stop())
+	}
 	a.endProgress()
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(a.stderr, "pgasbench %s: interrupted: the output holds what was measured before the interrupt (%s)\n", cmd.name, oneLine(err.Error()))
+		return exitInterrupted
+	}
 	return a.fail(err, cmd.name)
 }
 

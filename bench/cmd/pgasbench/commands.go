@@ -169,7 +169,7 @@ func lookup(name string) *command {
 }
 
 // runBench runs a benchmark subcommand.
-func runBench(a *app, _ context.Context, o *options) error {
+func runBench(a *app, ctx context.Context, o *options) error {
 	o.mergeAliases()
 	if o.showVersion {
 		if o.title == "" {
@@ -221,6 +221,7 @@ func runBench(a *app, _ context.Context, o *options) error {
 		return err
 	}
 	s.Tail, s.Full, s.Validate = o.tail.list, o.full, o.validate
+	s.Context = ctx
 	warmup := o.warmup
 	if noWarmup {
 		s.Warmup, warmup = bench.NoWarmup, bench.NoWarmup
@@ -228,6 +229,7 @@ func runBench(a *app, _ context.Context, o *options) error {
 	run := &report.Run{Setup: report.Setup{Sizes: sizes, Iterations: o.iters, Warmup: warmup, Percentiles: o.percentiles,
 		Unregistered: o.unregistered, Filter: o.filter, Variables: o.manyToOne, Seed: o.seed,
 		Options: o.options.Map(), Settings: o.settingsGiven(), Args: append([]string{o.cmd.name}, o.args()...)}}
+	a.record(s.Config, &run.Setup)
 	var r *bench.Result
 	switch o.cmd.name {
 	case "latency":
@@ -286,11 +288,15 @@ func runBench(a *app, _ context.Context, o *options) error {
 		return fmt.Errorf("no benchmark %q", o.cmd.name)
 	}
 	a.endProgress()
+	var stopped error // interrupted: print the points measured, then say so
 	if err != nil {
 		if errors.Is(err, bench.ErrBadSetup) {
 			return usagef("%v", err)
 		}
-		return err
+		if r == nil || ctx.Err() == nil {
+			return err
+		}
+		stopped = err
 	}
 	if !r.Rank0 {
 		return nil // another process of an MPI launch: rank 0's prints
@@ -316,7 +322,7 @@ func runBench(a *app, _ context.Context, o *options) error {
 			return err
 		}
 	}
-	return nil
+	return stopped
 }
 
 // args is the command line the options came from, for the record.

@@ -44,7 +44,8 @@ Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 Output is the OSU Micro-Benchmarks 7.4's text by default; a simulated backend
 reports simulated time, the smp backend wall-clock time, and the lines after
 the rows say which.
-Exit status: 0 on success, 1 when a run fails, 2 for bad flags or values.
+Exit status: 0 on success, 1 when a run fails, 2 for bad flags or values,
+130 when an interrupt (Ctrl-C) stopped it after printing what was measured.
 See docs/pgasbench.md.
 `)
 }
@@ -66,11 +67,13 @@ func (a *app) help(args []string) int {
 	if cmd == nil {
 		return a.fail(usagef("help: unknown subcommand %q", args[0]), "")
 	}
-	a.commandUsage(a.stdout, cmd)
+	a.commandUsage(a.stdout, cmd, "")
 	return exitOK
 }
 
-func (a *app) commandUsage(w io.Writer, cmd *command) {
+// commandUsage is a command's --help; backend, when not empty, asks for
+// that backend's options.
+func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 	b := bufio.NewWriter(w)
 	defer b.Flush()
 	fmt.Fprintf(b, "Usage: pgasbench %s %s\n\n", cmd.name, cmd.args)
@@ -80,6 +83,7 @@ func (a *app) commandUsage(w io.Writer, cmd *command) {
 	fmt.Fprintf(b, "\nFlags:\n")
 	o := newOptions(cmd)
 	fs := o.flagSet()
+	new(procFlags).define(fs, counted(cmd))
 	hasSet := false
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "set" {
@@ -104,7 +108,7 @@ func (a *app) commandUsage(w io.Writer, cmd *command) {
 	})
 	if hasSet {
 		fmt.Fprintln(b)
-		writeSettings(b, false)
+		writeBackendHelp(b, cmd.name, backend)
 	}
 }
 

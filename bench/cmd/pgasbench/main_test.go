@@ -183,7 +183,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	r := pgasbench(t, nil, false, "put_bw", "--help")
-	for _, want := range []string{"-m [MIN:]MAX", "--set PGAS_NAME=value", "PGAS_FMA_RDMA_CUTOVER", "routing", "--conduit", "-z"} {
+	for _, want := range []string{"-m [MIN:]MAX", "--set PGAS_NAME=value", "help settings", "--help --conduit NAME", "--conduit", "-z"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("put_bw --help lacks %q", want)
 		}
@@ -274,7 +274,7 @@ func TestPutBWGeminiJSON(t *testing.T) {
 		t.Fatalf("points %+v", rec.Points)
 	}
 	for _, p := range rec.Points {
-		if !(p.Value > 0) || !(p.Rate > 0) || p.P50 != nil {
+		if p.Value == nil || p.Rate == nil || !(*p.Value > 0) || !(*p.Rate > 0) || p.P50 != nil {
 			t.Errorf("point %+v", p)
 		}
 	}
@@ -292,7 +292,7 @@ func TestPutBWGeminiJSON(t *testing.T) {
 		t.Fatalf("gobench lines:\n%s", r2.stdout)
 	}
 	for i, m := range ms {
-		if v, _ := strconv.ParseFloat(m[3], 64); m[1] != strconv.Itoa(rec.Points[i].Size) || v != round2(rec.Points[i].Value) {
+		if v, _ := strconv.ParseFloat(m[3], 64); m[1] != strconv.Itoa(rec.Points[i].Size) || v != round2(*rec.Points[i].Value) {
 			t.Errorf("gobench %q, JSON %+v", m[0], rec.Points[i])
 		}
 	}
