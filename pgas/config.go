@@ -128,7 +128,11 @@ type Config struct {
 	MsgEagerBuffer int64
 	// MsgRendezvousPut: messages from MsgEagerBuffer up to it use the
 	// receiver's get rendezvous (R-MPI-R0), those at or above it the
-	// sender's put rendezvous (R-MPI-R1). PGAS_MSG_RNDV_PUT.
+	// sender's put rendezvous (R-MPI-R1). 0 is the backend's choice:
+	// DefaultRendezvousPut on a network, none on a job whose PEs share one
+	// node's memory on a real backend (there the receiver reads every large
+	// message in one copy, and a put rendezvous would only add hand-overs
+	// between the PEs). PGAS_MSG_RNDV_PUT.
 	MsgRendezvousPut int64
 	// MsgChunkBytes is the chunk the put rendezvous registers and puts at a
 	// time (R-MPI-R1). PGAS_MSG_RNDV_CHUNK.
@@ -328,8 +332,7 @@ var settings = []Setting{
 		func(c *Config) *int64 { return &c.MsgEagerShort }),
 	bytesSetting("PGAS_MSG_EAGER_BUFFER", "MsgEagerBuffer", 8192, 1, 1<<20, "two-sided: below it, eager through pre-registered internal buffers read by FMA; also their slot size (R-MPI-E1)",
 		func(c *Config) *int64 { return &c.MsgEagerBuffer }),
-	bytesSetting("PGAS_MSG_RNDV_PUT", "MsgRendezvousPut", 512<<10, 1, 1<<40, "two-sided: below it, rendezvous by the receiver's get (R-MPI-R0); at and above it, by the sender's puts (R-MPI-R1)",
-		func(c *Config) *int64 { return &c.MsgRendezvousPut }),
+	rendezvousPutSetting(),
 	bytesSetting("PGAS_MSG_RNDV_CHUNK", "MsgChunkBytes", 512<<10, 4096, 1<<40, "two-sided: chunk the put rendezvous registers and puts at a time (R-MPI-R1; assumed)",
 		func(c *Config) *int64 { return &c.MsgChunkBytes }),
 	switchSetting("PGAS_MSG_RNDV", "MsgRendezvous", On, "two-sided: off sends every message through the internal buffers, in pieces ([ORDERING] Figure 11 right)",
@@ -476,6 +479,21 @@ func intSetting(env, field, defText string, lo, hi int, doc string, f func(*Conf
 	}
 }
 
+// DefaultRendezvousPut is where the put rendezvous begins on a network
+// (R-MPI-R1, Cray MPICH on Gemini, [ORDERING] V.E).
+const DefaultRendezvousPut = 512 << 10
+
+// rendezvousPutSetting is PGAS_MSG_RNDV_PUT: bytes, 0 (the default) for
+// the backend's choice.
+func rendezvousPutSetting() Setting {
+	s := bytesSetting("PGAS_MSG_RNDV_PUT", "MsgRendezvousPut", 0, 0, 1<<40,
+		"two-sided: below it, rendezvous by the receiver's get (R-MPI-R0); at and above it, by the sender's puts (R-MPI-R1); "+
+			"0: the backend's choice, 512KiB on a network, none within one node of a real backend (the receiver reads every large message)",
+		func(c *Config) *int64 { return &c.MsgRendezvousPut })
+	s.Default = "0 (backend's choice: 512KiB on a network, R-MPI-R1; none within one node of a real backend)"
+	return s
+}
+
 func bytesSetting(env, field string, def, lo, hi int64, doc string, f func(*Config) *int64) Setting {
 	return Setting{
 		Env: env, Field: field, Default: units.FormatBytes(def),
@@ -590,7 +608,7 @@ func (cfg Config) resolve() (Config, error) {
 		return c, fmt.Errorf("pgas: %s=%d: must be at most the number of PEs, %d", source["PEsPerNode"], c.PEsPerNode, c.PEs)
 	case c.MsgEagerBuffer < c.MsgEagerShort:
 		return c, fmt.Errorf("pgas: %s=%d: must be at least %s, %d", source["MsgEagerBuffer"], c.MsgEagerBuffer, source["MsgEagerShort"], c.MsgEagerShort)
-	case c.MsgRendezvousPut < c.MsgEagerBuffer:
+	case c.MsgRendezvousPut != 0 && c.MsgRendezvousPut < c.MsgEagerBuffer:
 		return c, fmt.Errorf("pgas: %s=%d: must be at least %s, %d", source["MsgRendezvousPut"], c.MsgRendezvousPut, source["MsgEagerBuffer"], c.MsgEagerBuffer)
 	}
 	return c, nil

@@ -264,7 +264,7 @@ func (m *msgState) recycleIn(in *inMsg) {
 func (pe *PE) initMsg() error {
 	pe.msg = &msgState{
 		pe:     pe,
-		p:      newMsgProto(pe.cfg, pe.am.MaxMedium()),
+		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), !pe.ep.Caps().Simulated && pe.ep.Nodes() == 1),
 		pieces: make(map[pieceKey]*inMsg),
 		sends:  make(map[uint32]*msgReq),
 		recvs:  make(map[uint32]*msgReq),

@@ -2,6 +2,7 @@ package pgas
 
 import (
 	"errors"
+	"math"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -108,11 +109,21 @@ type msgProto struct {
 	rcacheMax     int64
 }
 
-func newMsgProto(c Config, maxMedium int) msgProto {
+// newMsgProto is the protocols of c; sharedMemory says the job's PEs share
+// one node's memory on a real backend (the put rendezvous's default).
+func newMsgProto(c Config, maxMedium int, sharedMemory bool) msgProto {
+	r1 := c.MsgRendezvousPut
+	switch {
+	case r1 != 0:
+	case sharedMemory:
+		r1 = math.MaxInt64
+	default:
+		r1 = DefaultRendezvousPut
+	}
 	return msgProto{
 		e0:            min(EagerShortLimit(c.MsgEagerShort, c.PEs, c.NetworkDepth), int64(maxMedium)),
 		e1:            c.MsgEagerBuffer,
-		r1:            c.MsgRendezvousPut,
+		r1:            r1,
 		chunk:         c.MsgChunkBytes,
 		rndv:          c.MsgRendezvous != Off,
 		seq:           c.MsgMatching == MatchSequence,

@@ -734,3 +734,32 @@ func TestMsgDeadlock(t *testing.T) {
 		})
 	}
 }
+
+// PGAS_MSG_RNDV_PUT unset is the backend's choice: the put rendezvous from
+// 512 KiB on a network (simulated, or real on several nodes), none within
+// one node of a real backend; a value set applies everywhere.
+func TestMsgRendezvousPutDefault(t *testing.T) {
+	for _, c := range []struct {
+		cfg  pgas.Config
+		want string // the protocol of a 1 MiB message
+	}{
+		{pgas.Config{Conduit: "smp", PEs: 2}, "rendezvous-get"},
+		{pgas.Config{Conduit: "gemini", PEs: 2, PEsPerNode: 1}, "rendezvous-put"},
+		{pgas.Config{Conduit: "gemini", PEs: 2, PEsPerNode: 2}, "rendezvous-put"},
+		{pgas.Config{Conduit: "aries", PEs: 2, PEsPerNode: 1}, "rendezvous-put"},
+		{pgas.Config{Conduit: "smp", PEs: 2, MsgRendezvousPut: 512 << 10}, "rendezvous-put"},
+	} {
+		err := pgas.Run(c.cfg, func(pe *pgas.PE) error {
+			if got := pe.MsgProtocol(1 << 20); got != c.want {
+				return fmt.Errorf("%s: a 1 MiB message takes %s, want %s", c.cfg.Conduit, got, c.want)
+			}
+			if got := pe.MsgProtocol(256 << 10); got != "rendezvous-get" {
+				return fmt.Errorf("%s: a 256 KiB message takes %s, want rendezvous-get", c.cfg.Conduit, got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
