@@ -9,9 +9,10 @@ import (
 // The two-sided benchmarks of the OSU Micro-Benchmarks (osu_latency,
 // osu_bw, osu_bibw, osu_mbw_mr, osu_multi_lat) on pgas's Send, Recv,
 // Isend and Irecv, with OSU's loops: the same messages, the same
-// acknowledgements, the same figures. Their buffers lie in the
-// registered segment, as an MPI library's registration cache would have
-// them after the warm-up.
+// acknowledgements, the same figures. Their buffers are ordinary memory
+// outside the segment, as OSU's are (malloc): the runtime's protocols copy
+// them through internal buffers or register them (its registration cache
+// keeps them registered after the warm-up), as an MPI library does.
 
 // Tags of the two-sided benchmarks: the data, and the acknowledgements
 // (of a window, or of the validation's error count).
@@ -41,22 +42,13 @@ func msgCheck(buf []byte, k int) bool {
 	return true
 }
 
-// msgJob is a two-sided benchmark's job, with msgAreas' segment.
+// msgJob is a two-sided benchmark's job: a send and a receive buffer of
+// area bytes per PE, outside the segment.
 func msgJob(name, title, unit, column string, sizes []int, area int64, even bool) *job {
-	j := p2pJob(name, title, unit, column, sizes, 2*area)
+	j := p2pJob(name, title, unit, column, sizes, 0)
+	j.private = 2 * area
 	j.even = even
 	return j
-}
-
-// msgAreas are the send and receive buffers, area bytes each, in the
-// segment.
-func msgAreas(pe *pgas.PE, area int64) (send, recv []byte, err error) {
-	_, dst, send, err := Setup{}.areas(pe, area)
-	if err != nil {
-		return nil, nil, err
-	}
-	recv, err = pe.Local(dst, area)
-	return send, recv, err
 }
 
 // senderMean averages x over the senders and adds up every PE's
@@ -163,13 +155,10 @@ func (s Setup) addPoint(pe *pgas.PE, r *Result, size, iters int, mean float64, s
 // pairs runs body on every PE: with j.all, PE i < n/2 is a sender paired
 // with i + n/2; otherwise only rank 0 (sender) and rank n/2 pair, and
 // the other PEs get peer -1. send and recv are the PE's buffers, as large
-// as j's segment asks.
+// as j asks.
 func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error) (*Result, error) {
 	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
-		send, recv, err := msgAreas(pe, j.segment/2)
-		if err != nil {
-			return err
-		}
+		send, recv := make([]byte, j.private/2), make([]byte, j.private/2)
 		half, rank := pe.Size()/2, pe.Rank()
 		peer, sender := -1, false
 		switch {
