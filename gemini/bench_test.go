@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -54,4 +56,24 @@ func BenchmarkLoadedTorus(b *testing.B) {
 	b.ReportMetric(float64(hops)/wall.Seconds(), "packet-hops/s")
 	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
 	b.ReportMetric(float64(hops)/float64(b.N), "hops/run")
+}
+
+// BenchmarkBookSimTraffic is the simulator's speed on traffic shaped like
+// a network simulator's synthetic benchmark: on an 8x8x8 torus, 512 nodes
+// (one on each Gemini) each post 30 puts of 64 bytes to uniformly random
+// other nodes, exponentially distributed gaps apart (simtest.Traffic). Run
+// it with -benchmem; allocs/packet and B/packet count the heap while the
+// job runs.
+func BenchmarkBookSimTraffic(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 512, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
+		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"torus": "8x8x8"}}
+	var sum simtest.TrafficBench
+	for b.Loop() {
+		r, err := tr.Run(gemini.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum.Add(r)
+	}
+	sum.Report(b.ReportMetric)
 }
