@@ -2,10 +2,13 @@ package aries_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gopgas/gopgas/aries"
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/sim"
 	"github.com/gopgas/gopgas/internal/simtest"
 )
 
@@ -45,9 +48,7 @@ func BenchmarkUniformRandom(b *testing.B) {
 // exponentially distributed gaps apart (simtest.Traffic). Run it with
 // -benchmem; allocs/packet and B/packet count the heap while the job runs.
 func BenchmarkBookSimTraffic(b *testing.B) {
-	const groups = 3
-	tr := simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
-		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"groups": fmt.Sprint(groups)}}
+	tr := bookSim()
 	var sum simtest.TrafficBench
 	for b.Loop() {
 		r, err := tr.Run(aries.Name)
@@ -57,4 +58,101 @@ func BenchmarkBookSimTraffic(b *testing.B) {
 		sum.Add(r)
 	}
 	sum.Report(b.ReportMetric)
+}
+
+// bookSim is BenchmarkBookSimTraffic's traffic.
+func bookSim() simtest.Traffic {
+	const groups = 3
+	return simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
+		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"groups": fmt.Sprint(groups)}}
+}
+
+// BenchmarkSteadyAllocs is the heap allocations per packet of
+// BenchmarkBookSimTraffic's traffic in its steady state: what 60 more
+// puts per node add (simtest.Traffic.SteadyAllocs).
+func BenchmarkSteadyAllocs(b *testing.B) {
+	var allocs float64
+	for b.Loop() {
+		a, err := bookSim().SteadyAllocs(aries.Name, 60)
+		if err != nil {
+			b.Fatal(err)
+		}
+		allocs = a
+	}
+	b.ReportMetric(allocs, "steady-allocs/packet")
+}
+
+// BenchmarkLookaheadWindows measures what a parallel kernel partitioned by
+// group would have to work with (docs/parallel-kernel.md): the 16-group
+// uniform random workload of BenchmarkUniformRandom, its events counted by
+// window of the lookahead between groups (a packet sent on a global link
+// reaches the far router's pipeline OpticalFlight later and is routed
+// RouterPipeline after that, so nothing done in one group touches another
+// sooner). It reports the windows' event counts (mean and percentiles,
+// over the windows from the first event to the last) and the balance of
+// the groups' router and channel events within a window (the busiest
+// group's count over the mean, averaged over windows weighted by events).
+func BenchmarkLookaheadWindows(b *testing.B) {
+	const groups = 16
+	const window = aries.OpticalFlight + aries.RouterPipeline
+	for _, gap := range []conduit.Time{0, simtest.BookSimMeanGap} {
+		b.Run(fmt.Sprintf("groups=%d,gap=%v", groups, gap), func(b *testing.B) {
+			var counts []int          // events by window
+			var byGroup [][groups]int // router and channel events by window and group
+			observe := func(t sim.Time, a sim.Actor) {
+				w := int(t / window)
+				for len(counts) <= w {
+					counts = append(counts, 0)
+					byGroup = append(byGroup, [groups]int{})
+				}
+				counts[w]++
+				var r *fabric.Router
+				switch a := a.(type) {
+				case *fabric.Router:
+					r = a
+				case *fabric.Channel:
+					if r = a.From(); r == nil {
+						r = a.To()
+					}
+				}
+				if r != nil {
+					byGroup[w][r.ID/aries.AriesPerGroup]++
+				}
+			}
+			tr := simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: 16, Size: 64, MeanGap: gap, Seed: 7,
+				Options: map[string]string{"groups": fmt.Sprint(groups)}, Kernel: func(k *sim.Kernel) { k.Observe(observe) }}
+			for b.Loop() {
+				counts, byGroup = counts[:0], byGroup[:0]
+				if _, err := tr.Run(aries.Name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			first := slices.IndexFunc(counts, func(n int) bool { return n > 0 })
+			counts, byGroup = counts[first:], byGroup[first:]
+			total, imbalance, weight := 0, 0.0, 0
+			for w, n := range counts {
+				total += n
+				sum, most := 0, 0
+				for _, e := range byGroup[w] {
+					sum += e
+					most = max(most, e)
+				}
+				if sum > 0 {
+					imbalance += float64(most) / (float64(sum) / groups) * float64(sum)
+					weight += sum
+				}
+			}
+			sorted := slices.Sorted(slices.Values(counts))
+			pct := func(q float64) float64 { return float64(sorted[int(q*float64(len(sorted)-1))]) }
+			b.ReportMetric(float64(len(counts)), "windows")
+			b.ReportMetric(float64(total)/float64(len(counts)), "events/window")
+			b.ReportMetric(pct(0.1), "p10-events/window")
+			b.ReportMetric(pct(0.5), "p50-events/window")
+			b.ReportMetric(pct(0.9), "p90-events/window")
+			b.ReportMetric(pct(1), "max-events/window")
+			if weight > 0 {
+				b.ReportMetric(imbalance/float64(weight), "busiest-group/mean")
+			}
+		})
+	}
 }

@@ -65,8 +65,7 @@ func BenchmarkLoadedTorus(b *testing.B) {
 // it with -benchmem; allocs/packet and B/packet count the heap while the
 // job runs.
 func BenchmarkBookSimTraffic(b *testing.B) {
-	tr := simtest.Traffic{Nodes: 512, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
-		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"torus": "8x8x8"}}
+	tr := bookSim()
 	var sum simtest.TrafficBench
 	for b.Loop() {
 		r, err := tr.Run(gemini.Name)
@@ -76,4 +75,25 @@ func BenchmarkBookSimTraffic(b *testing.B) {
 		sum.Add(r)
 	}
 	sum.Report(b.ReportMetric)
+}
+
+// bookSim is BenchmarkBookSimTraffic's traffic.
+func bookSim() simtest.Traffic {
+	return simtest.Traffic{Nodes: 512, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
+		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"torus": "8x8x8"}}
+}
+
+// BenchmarkSteadyAllocs is the heap allocations per packet of
+// BenchmarkBookSimTraffic's traffic in its steady state: what 60 more
+// puts per node add (simtest.Traffic.SteadyAllocs).
+func BenchmarkSteadyAllocs(b *testing.B) {
+	var allocs float64
+	for b.Loop() {
+		a, err := bookSim().SteadyAllocs(gemini.Name, 60)
+		if err != nil {
+			b.Fatal(err)
+		}
+		allocs = a
+	}
+	b.ReportMetric(allocs, "steady-allocs/packet")
 }

@@ -19,44 +19,55 @@ type creditReturn struct {
 	units, shared int
 }
 
-// Channel is one direction of a link, or a processor tile.
+// Channel is one direction of a link, or a processor tile. Its fields are
+// laid out for the packet path: the first cache line holds what its load
+// (Load), the routing's check for a failed link (Failed) and a send
+// attempt read, the per-VC state of each virtual channel sits together,
+// and the rest (counters, configuration) comes after.
 type Channel struct {
-	m        *Machine
-	id       int
-	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
-	link     bool    // between routers (not a processor tile)
-	unitTime Time
-	fullTime Time // unitTime with every lane working
-	flight   Time
-	lanes    int // lanes carrying each packet together
-	down     bool
-	crcRate  float64
-
-	credits     [MaxVCs]int
-	shared      int // space left in the pool every VC may use (Params.SharedInputUnits)
-	q           [MaxVCs]pktQueue
-	queued      int  // packets in q
-	queuedUnits int  // their size
+	m           *Machine
 	busy        Time // sending until then
-	pending     bool // a send attempt is scheduled
-	rr          uint8
+	unitTime    Time
+	queued      int // packets in q
+	queuedUnits int // their size
+	// committed is the size of the packets crossing its router towards
+	// it (Router.cross), counted in its Load.
+	committed int
+	down      bool
+	pending   bool // a send attempt is scheduled
+	link      bool // between routers (not a processor tile)
+	// stalled: it had something to send while the network was quiesced
+	// (fault.go); it is kicked when traffic is released.
+	stalled bool
+	rr      uint8
+	// srcTile and dstTile are its tiles in the routers at its ends (tiled
+	// routers only).
+	srcTile, dstTile int16
+
+	shared   int     // space left in the pool every VC may use (Params.SharedInputUnits)
+	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
+	flight   Time
+	vcs      [MaxVCs]vcState
+
+	id       int
+	fullTime Time // unitTime with every lane working
+	lanes    int  // lanes carrying each packet together
+
+	sent, retries int64
+	busyTime      Time
+}
+
+// vcState is a channel's state for one virtual channel: the packets
+// queued on it, the space it has in the far end's input buffer, and the
+// space on its way back.
+type vcState struct {
+	q       pktQueue
+	credits int32
 	// returns are the credits on their way back, in time order (a
 	// channel's packets leave in order and each returns its space a fixed
 	// time after its tail arrives, so the times never decrease). They are
 	// counted when the channel looks, not by events of their own.
-	returns [MaxVCs][]creditReturn
-
-	sent, retries int64
-	busyTime      Time
-	// stalled: it had something to send while the network was quiesced
-	// (fault.go); it is kicked when traffic is released.
-	stalled bool
-
-	// srcTile and dstTile are its tiles in the routers at its ends (tiled
-	// routers only); committed is the size of the packets crossing its
-	// router towards it (Router.cross), counted in its Load.
-	srcTile, dstTile int16
-	committed        int
+	returns []creditReturn
 }
 
 // SetTiles gives a link the tile it leaves its router by and the tile it
@@ -65,13 +76,22 @@ func (c *Channel) SetTiles(src, dst int) {
 	c.srcTile, c.dstTile = int16(src), int16(dst)
 }
 
+// channelSlab is how many channels newChannel allocates at once: a block
+// of them costs one allocation and no rounding up to a size class.
+const channelSlab = 64
+
 // newChannel makes a channel from one router to another (either nil for a
 // tile) and gives it the next id.
 func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int) *Channel {
-	c := &Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
-		flight: flight, lanes: lanes, crcRate: m.opts.CRCErrorRate}
+	if len(m.chanSlab) == 0 {
+		m.chanSlab = make([]Channel, channelSlab)
+	}
+	c := &m.chanSlab[0]
+	m.chanSlab = m.chanSlab[1:]
+	*c = Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
+		flight: flight, lanes: lanes}
 	for vc := range m.p.VCs {
-		c.credits[vc] = m.p.InputBufferUnits
+		c.vcs[vc].credits = int32(m.p.InputBufferUnits)
 	}
 	c.shared = m.p.SharedInputUnits
 	m.channels = append(m.channels, c)
@@ -100,6 +120,11 @@ func (c *Channel) Fail() {
 // Failed says whether the channel is out of service.
 func (c *Channel) Failed() bool { return c.down }
 
+// MayFail says whether a channel of the machine may be out of service
+// (Channel.Fail or Machine.FailAt was called); when not, no Failed is true
+// and a routing need not ask.
+func (m *Machine) MayFail() bool { return m.lossy }
+
 // Degrade leaves lanes of the link's lanes working (1 to all of them): it
 // sends each unit more slowly, in proportion.
 func (c *Channel) Degrade(lanes int) {
@@ -120,7 +145,7 @@ func (c *Channel) Load() int {
 // enqueue puts a packet in the channel's queue; an idle channel sends it
 // at once.
 func (c *Channel) enqueue(p *Packet) {
-	c.q[p.VC].push(p)
+	c.vcs[p.VC].q.push(p)
 	c.queued++
 	c.queuedUnits += p.Size
 	if !c.pending && c.m.k.Now() >= c.busy {
@@ -150,16 +175,17 @@ func (c *Channel) Fire(int32, any) {
 // absorb counts the credits that have come back by now.
 func (c *Channel) absorb(vc int) {
 	now := c.m.k.Now()
-	r := c.returns[vc]
+	v := &c.vcs[vc]
+	r := v.returns
 	i := 0
 	for i < len(r) && r[i].at <= now {
-		c.credits[vc] += r[i].units
+		v.credits += int32(r[i].units)
 		c.shared += r[i].shared
 		i++
 	}
 	if i > 0 {
 		n := copy(r, r[i:])
-		c.returns[vc] = r[:n]
+		v.returns = r[:n]
 	}
 }
 
@@ -211,14 +237,14 @@ func (c *Channel) pick() *Packet {
 		if vc == vcs {
 			vc = 0
 		}
-		q := &c.q[vc]
-		if q.n == 0 {
+		q := &c.vcs[vc].q
+		if q.head == nil {
 			continue
 		}
 		if !pooled {
 			c.absorb(vc)
 		}
-		if c.credits[vc]+c.shared < c.creditsFor(q.head) {
+		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(q.head) {
 			if pooled {
 				blocked = true
 			} else {
@@ -248,7 +274,7 @@ func (c *Channel) pick() *Packet {
 // firstReturn is the earlier of wake (none if negative) and when vc's
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
-	if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+	if r := c.vcs[vc].returns; len(r) > 0 && (wake < 0 || r[0].at < wake) {
 		return r[0].at
 	}
 	return wake
@@ -261,8 +287,8 @@ func (c *Channel) take(p *Packet) (need int) {
 	c.queued--
 	c.queuedUnits -= p.Size
 	need = c.creditsFor(p)
-	own := min(need, c.credits[p.VC])
-	c.credits[p.VC] -= own
+	own := min(need, int(c.vcs[p.VC].credits))
+	c.vcs[p.VC].credits -= int32(own)
 	c.shared -= need - own
 	p.pooled = int32(need - own)
 	return need
@@ -274,7 +300,7 @@ func (c *Channel) take(p *Packet) (need int) {
 // and how much later than at first sending it arrives.
 func (c *Channel) crc(ser Time) (occupy, extra Time) {
 	occupy = ser
-	if c.crcRate > 0 && c.m.k.Rand().Float64() < c.crcRate {
+	if rate := c.m.opts.CRCErrorRate; rate > 0 && c.m.k.Rand().Float64() < rate {
 		c.retries++
 		c.m.stats.CRCRetries++
 		extra = ser + 2*c.flight
@@ -314,13 +340,36 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 		p.wire = c
 	}
 	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
-	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+	c.m.addReturn(&c.vcs[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+}
+
+// returnSlab is how many credit returns addReturn carves from the
+// machine's block at once.
+const returnSlab = 4096
+
+// addReturn appends r to v's credits on their way back. A VC's list
+// grows from a block shared by the machine's channels, not by an
+// allocation of its own for each channel: a list that is full moves to a
+// piece of the block twice its size (the piece it leaves is not used
+// again).
+func (m *Machine) addReturn(v *vcState, r creditReturn) {
+	if len(v.returns) == cap(v.returns) {
+		n := max(4, 2*cap(v.returns))
+		if len(m.returnSlab) < n {
+			m.returnSlab = make([]creditReturn, max(n, returnSlab))
+		}
+		grown := m.returnSlab[:len(v.returns):n]
+		m.returnSlab = m.returnSlab[n:]
+		copy(grown, v.returns)
+		v.returns = grown
+	}
+	v.returns = append(v.returns, r)
 }
 
 // giveBack returns the space p held in the far end's buffer now (an
 // ejection tile's packet taken by its NIC) and lets the channel send.
 func (c *Channel) giveBack(p *Packet) {
-	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
+	c.m.addReturn(&c.vcs[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
 	if c.queued > 0 {
 		c.kick()
 	}

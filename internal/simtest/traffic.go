@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
+	"github.com/gopgas/gopgas/internal/simnet"
 )
 
 // Traffic is the shape of a synthetic load in the manner of a
@@ -22,6 +24,9 @@ type Traffic struct {
 	MeanGap conduit.Time
 	Seed    uint64
 	Options map[string]string
+	// Kernel, if set, is given the simulated job's kernel before it runs
+	// (to observe its events).
+	Kernel func(*sim.Kernel)
 }
 
 // TrafficResult is what a run of Traffic measured: the job's report, its
@@ -52,6 +57,13 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 	if err != nil {
 		return TrafficResult{}, err
 	}
+	if tr.Kernel != nil {
+		sj, ok := job.(*simnet.Job)
+		if !ok {
+			return TrafficResult{}, fmt.Errorf("simtest: backend %s's job is not simulated", name)
+		}
+		tr.Kernel(sj.K)
+	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start, cpu0 := time.Now(), cpuTime()
@@ -61,6 +73,7 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 		local := ep.Segment()[:tr.Size]
 		own := ep.SegmentHandle(rank)
 		descs := make([]conduit.PostDesc, tr.Puts)
+		done := &completions{ep: ep, n: tr.Puts}
 		for i := range descs {
 			if tr.MeanGap > 0 {
 				ep.Charge(conduit.Time(rng.ExpFloat64() * float64(tr.MeanGap)))
@@ -75,8 +88,13 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 			if err := ep.Post(d); err != nil {
 				return err
 			}
+			// Take the completions that have come, as a program would
+			// between its posts.
+			if _, err := done.Ready(); err != nil {
+				return err
+			}
 		}
-		return ep.WaitFor("puts", &completions{ep: ep, n: tr.Puts})
+		return ep.WaitFor("puts", done)
 	})
 	wall, cpu := time.Since(start), cpuTime()-cpu0
 	runtime.ReadMemStats(&after)
@@ -109,6 +127,27 @@ func (c *completions) Ready() (bool, error) {
 		c.n -= k
 	}
 	return true, nil
+}
+
+// SteadyAllocs is the heap allocations per packet of the traffic in its
+// steady state: the allocations and packets a run of the traffic with
+// more puts per node adds to a run of it as it is, whose warm-up (the
+// job's start, the free lists' and queues' first growth) they share.
+func (tr Traffic) SteadyAllocs(name string, more int) (float64, error) {
+	short, err := tr.Run(name)
+	if err != nil {
+		return 0, err
+	}
+	tr.Puts += more
+	long, err := tr.Run(name)
+	if err != nil {
+		return 0, err
+	}
+	packets := long.Report.Counters["packets"] - short.Report.Counters["packets"]
+	if packets <= 0 {
+		return 0, fmt.Errorf("simtest: %d more puts per node made no more packets", more)
+	}
+	return (float64(long.Allocs) - float64(short.Allocs)) / float64(packets), nil
 }
 
 // TrafficBench accumulates runs of Traffic for a benchmark's metrics.
