@@ -156,3 +156,15 @@ func BenchmarkLookaheadWindows(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSmallJobFullSystem is a small job (2 nodes, a put each) on the
+// full system of 241 groups: the cost of building what the job does not
+// use. Run it under /usr/bin/time -v for the peak resident memory.
+func BenchmarkSmallJobFullSystem(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"groups": "241"}}
+	for b.Loop() {
+		if _, err := tr.Run(aries.Name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -97,3 +97,15 @@ func BenchmarkSteadyAllocs(b *testing.B) {
 	}
 	b.ReportMetric(allocs, "steady-allocs/packet")
 }
+
+// BenchmarkSmallJobJaguar is a small job (2 nodes, a put each) on the
+// Jaguar-size torus (25x16x24): the cost of building what the job does
+// not use. Run it under /usr/bin/time -v for the peak resident memory.
+func BenchmarkSmallJobJaguar(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"torus": "25x16x24"}}
+	for b.Loop() {
+		if _, err := tr.Run(gemini.Name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -47,7 +47,10 @@ type Channel struct {
 	shared   int     // space left in the pool every VC may use (Params.SharedInputUnits)
 	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
 	flight   Time
-	vcs      [MaxVCs]vcState
+	// vcs is the state of each of the machine's VCs (Params.VCs), made
+	// when the channel first queues a packet (useVCs): a channel a job
+	// never uses costs no more than this.
+	vcs []vcState
 
 	id       int
 	fullTime Time // unitTime with every lane working
@@ -90,9 +93,6 @@ func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int)
 	m.chanSlab = m.chanSlab[1:]
 	*c = Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
 		flight: flight, lanes: lanes}
-	for vc := range m.p.VCs {
-		c.vcs[vc].credits = int32(m.p.InputBufferUnits)
-	}
 	c.shared = m.p.SharedInputUnits
 	m.channels = append(m.channels, c)
 	return c
@@ -145,6 +145,9 @@ func (c *Channel) Load() int {
 // enqueue puts a packet in the channel's queue; an idle channel sends it
 // at once.
 func (c *Channel) enqueue(p *Packet) {
+	if c.vcs == nil {
+		c.useVCs()
+	}
 	c.vcs[p.VC].q.push(p)
 	c.queued++
 	c.queuedUnits += p.Size
@@ -153,6 +156,24 @@ func (c *Channel) enqueue(p *Packet) {
 		return
 	}
 	c.kick()
+}
+
+// vcSlab is how many channels' VC states useVCs allocates at once.
+const vcSlab = 64
+
+// useVCs gives the channel its VCs' state, each with all of its own
+// input-buffer space at the far end.
+func (c *Channel) useVCs() {
+	m := c.m
+	n := m.p.VCs
+	if len(m.vcSlab) < n {
+		m.vcSlab = make([]vcState, vcSlab*n)
+	}
+	c.vcs = m.vcSlab[:n:n]
+	m.vcSlab = m.vcSlab[n:]
+	for vc := range c.vcs {
+		c.vcs[vc].credits = int32(m.p.InputBufferUnits)
+	}
 }
 
 // kick schedules a send attempt when the channel is next free.
@@ -223,6 +244,9 @@ func (c *Channel) send() {
 // send attempt comes when the first credit a waiting packet needs comes
 // back (if any is on its way).
 func (c *Channel) pick() *Packet {
+	if c.vcs == nil {
+		return nil // it never had a packet
+	}
 	wake := Time(-1) // when a credit a waiting packet needs comes back
 	vcs := c.m.p.VCs
 	pooled := c.m.p.SharedInputUnits > 0

@@ -51,6 +51,7 @@ type Machine struct {
 	loc      []int  // by rank: Config.Location
 	freePkts *Packet
 	chanSlab []Channel // channels newChannel has yet to hand out
+	vcSlab   []vcState // VC states useVCs has yet to hand out
 	// returnSlab is the block addReturn carves credit return lists from.
 	returnSlab []creditReturn
 	freeTxns   *txn // transactions to reuse (recyclable)
