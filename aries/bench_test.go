@@ -157,6 +157,24 @@ func BenchmarkLookaheadWindows(b *testing.B) {
 	}
 }
 
+// BenchmarkFullSystem is uniform random traffic on the full system (241
+// groups, 92,544 nodes): every node puts 64 bytes to each of 16 random
+// other nodes at once. Run it under /usr/bin/time -v for the peak resident
+// memory.
+func BenchmarkFullSystem(b *testing.B) {
+	tr := simtest.Traffic{Nodes: aries.MaxGroups * aries.NodesPerGroup, Puts: 16, Size: 64, Seed: 7,
+		Options: map[string]string{"groups": fmt.Sprint(aries.MaxGroups)}}
+	var sum simtest.TrafficBench
+	for b.Loop() {
+		r, err := tr.Run(aries.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum.Add(r)
+	}
+	sum.Report(b.ReportMetric)
+}
+
 // BenchmarkSmallJobFullSystem is a small job (2 nodes, a put each) on the
 // full system of 241 groups: the cost of building what the job does not
 // use. Run it under /usr/bin/time -v for the peak resident memory.

@@ -98,6 +98,23 @@ func BenchmarkSteadyAllocs(b *testing.B) {
 	b.ReportMetric(allocs, "steady-allocs/packet")
 }
 
+// BenchmarkJaguar is uniform random traffic on the Jaguar-size torus
+// (25x16x24 Geminis, 19,200 nodes, one on each): every node puts 64 bytes
+// to each of 16 random other nodes at once. Run it under /usr/bin/time -v
+// for the peak resident memory.
+func BenchmarkJaguar(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 19200, Puts: 16, Size: 64, Seed: 7, Options: map[string]string{"torus": "25x16x24"}}
+	var sum simtest.TrafficBench
+	for b.Loop() {
+		r, err := tr.Run(gemini.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum.Add(r)
+	}
+	sum.Report(b.ReportMetric)
+}
+
 // BenchmarkSmallJobJaguar is a small job (2 nodes, a put each) on the
 // Jaguar-size torus (25x16x24): the cost of building what the job does
 // not use. Run it under /usr/bin/time -v for the peak resident memory.
