@@ -20,37 +20,37 @@ type creditReturn struct {
 }
 
 // Channel is one direction of a link, or a processor tile. Its fields are
-// laid out for the packet path: the first cache line holds what its load
+// laid out for the packet path: its first 64 bytes hold what its load
 // (Load), the routing's check for a failed link (Failed) and a send
-// attempt read, the per-VC state of each virtual channel sits together,
-// and the rest (counters, configuration) comes after.
+// attempt read, with the way to its VCs' state (which sits together,
+// apart), and the rest (configuration, counters) comes after.
 type Channel struct {
-	m           *Machine
-	busy        Time // sending until then
-	unitTime    Time
-	queued      int // packets in q
-	queuedUnits int // their size
-	// committed is the size of the packets crossing its router towards
-	// it (Router.cross), counted in its Load.
-	committed int
-	down      bool
-	pending   bool // a send attempt is scheduled
-	link      bool // between routers (not a processor tile)
-	// stalled: it had something to send while the network was quiesced
-	// (fault.go); it is kicked when traffic is released.
-	stalled bool
-	rr      uint8
-	// srcTile and dstTile are its tiles in the routers at its ends (tiled
-	// routers only).
-	srcTile, dstTile int16
-
-	shared   int     // space left in the pool every VC may use (Params.SharedInputUnits)
-	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
-	flight   Time
+	m        *Machine
+	busy     Time // sending until then
+	unitTime Time
 	// vcs is the state of each of the machine's VCs (Params.VCs), made
 	// when the channel first queues a packet (useVCs): a channel a job
 	// never uses costs no more than this.
-	vcs []vcState
+	vcs         []vcState
+	queued      int32 // packets in its VCs' queues
+	queuedUnits int32 // their size
+	// committed is the size of the packets crossing its router towards
+	// it (Router.cross), counted in its Load.
+	committed int32
+	down      bool
+	pending   bool // a send attempt is scheduled
+	rr        uint8
+
+	link bool // between routers (not a processor tile)
+	// stalled: it had something to send while the network was quiesced
+	// (fault.go); it is kicked when traffic is released.
+	stalled bool
+	// srcTile and dstTile are its tiles in the routers at its ends (tiled
+	// routers only).
+	srcTile, dstTile int16
+	shared           int     // space left in the pool every VC may use (Params.SharedInputUnits)
+	from, to         *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
+	flight           Time
 
 	id       int
 	fullTime Time // unitTime with every lane working
@@ -135,7 +135,7 @@ func (c *Channel) Degrade(lanes int) {
 // the measure by which packets choose among tiles, and adaptive routing
 // among links.
 func (c *Channel) Load() int {
-	l := c.queuedUnits + c.committed
+	l := int(c.queuedUnits) + int(c.committed)
 	if now := c.m.k.Now(); c.busy > now {
 		l += int((c.busy - now) / c.unitTime)
 	}
@@ -150,7 +150,7 @@ func (c *Channel) enqueue(p *Packet) {
 	}
 	c.vcs[p.VC].q.push(p)
 	c.queued++
-	c.queuedUnits += p.Size
+	c.queuedUnits += int32(p.Size)
 	if !c.pending && c.m.k.Now() >= c.busy {
 		c.send()
 		return
@@ -309,7 +309,7 @@ func (c *Channel) firstReturn(vc int, wake Time) Time {
 // that is.
 func (c *Channel) take(p *Packet) (need int) {
 	c.queued--
-	c.queuedUnits -= p.Size
+	c.queuedUnits -= int32(p.Size)
 	need = c.creditsFor(p)
 	own := min(need, int(c.vcs[p.VC].credits))
 	c.vcs[p.VC].credits -= int32(own)
