@@ -22,22 +22,10 @@ func BenchmarkUniformRandom(b *testing.B) {
 		nodes := groups * aries.NodesPerGroup
 		b.Run(fmt.Sprintf("groups=%d,nodes=%d", groups, nodes), func(b *testing.B) {
 			tr := simtest.Traffic{Nodes: nodes, Puts: 16, Size: 64, Seed: 7, Options: map[string]string{"groups": fmt.Sprint(groups)}}
-			var sum simtest.TrafficBench
-			var hops int64
-			var end conduit.Time
-			for b.Loop() {
-				r, err := tr.Run(aries.Name)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sum.Add(r)
-				hops += r.Report.Counters["link_packets"]
-				end = r.Report.End
-			}
-			sum.Report(b.ReportMetric)
-			b.ReportMetric(float64(hops)/sum.Wall.Seconds(), "hops/s")
-			b.ReportMetric(float64(hops)/float64(sum.Packets), "hops/packet")
-			b.ReportMetric(end.Duration().Seconds()*1e6, "sim-us/run")
+			sum := tr.Bench(b, aries.Name)
+			b.ReportMetric(float64(sum.Hops)/sum.Wall.Seconds(), "hops/s")
+			b.ReportMetric(float64(sum.Hops)/float64(sum.Packets), "hops/packet")
+			b.ReportMetric(sum.End.Duration().Seconds()*1e6, "sim-us/run")
 		})
 	}
 }
@@ -48,16 +36,7 @@ func BenchmarkUniformRandom(b *testing.B) {
 // exponentially distributed gaps apart (simtest.Traffic). Run it with
 // -benchmem; allocs/packet and B/packet count the heap while the job runs.
 func BenchmarkBookSimTraffic(b *testing.B) {
-	tr := bookSim()
-	var sum simtest.TrafficBench
-	for b.Loop() {
-		r, err := tr.Run(aries.Name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sum.Add(r)
-	}
-	sum.Report(b.ReportMetric)
+	bookSim().Bench(b, aries.Name)
 }
 
 // bookSim is BenchmarkBookSimTraffic's traffic.
@@ -71,15 +50,7 @@ func bookSim() simtest.Traffic {
 // BenchmarkBookSimTraffic's traffic in its steady state: what 60 more
 // puts per node add (simtest.Traffic.SteadyAllocs).
 func BenchmarkSteadyAllocs(b *testing.B) {
-	var allocs float64
-	for b.Loop() {
-		a, err := bookSim().SteadyAllocs(aries.Name, 60)
-		if err != nil {
-			b.Fatal(err)
-		}
-		allocs = a
-	}
-	b.ReportMetric(allocs, "steady-allocs/packet")
+	bookSim().BenchSteady(b, aries.Name, 60)
 }
 
 // BenchmarkLookaheadWindows measures what a parallel kernel partitioned by
@@ -164,15 +135,7 @@ func BenchmarkLookaheadWindows(b *testing.B) {
 func BenchmarkFullSystem(b *testing.B) {
 	tr := simtest.Traffic{Nodes: aries.MaxGroups * aries.NodesPerGroup, Puts: 16, Size: 64, Seed: 7,
 		Options: map[string]string{"groups": fmt.Sprint(aries.MaxGroups)}}
-	var sum simtest.TrafficBench
-	for b.Loop() {
-		r, err := tr.Run(aries.Name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sum.Add(r)
-	}
-	sum.Report(b.ReportMetric)
+	tr.Bench(b, aries.Name)
 }
 
 // BenchmarkSmallJobFullSystem is a small job (2 nodes, a put each) on the
@@ -180,9 +143,5 @@ func BenchmarkFullSystem(b *testing.B) {
 // use. Run it under /usr/bin/time -v for the peak resident memory.
 func BenchmarkSmallJobFullSystem(b *testing.B) {
 	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"groups": "241"}}
-	for b.Loop() {
-		if _, err := tr.Run(aries.Name); err != nil {
-			b.Fatal(err)
-		}
-	}
+	tr.Bench(b, aries.Name)
 }

@@ -65,16 +65,7 @@ func BenchmarkLoadedTorus(b *testing.B) {
 // it with -benchmem; allocs/packet and B/packet count the heap while the
 // job runs.
 func BenchmarkBookSimTraffic(b *testing.B) {
-	tr := bookSim()
-	var sum simtest.TrafficBench
-	for b.Loop() {
-		r, err := tr.Run(gemini.Name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sum.Add(r)
-	}
-	sum.Report(b.ReportMetric)
+	bookSim().Bench(b, gemini.Name)
 }
 
 // bookSim is BenchmarkBookSimTraffic's traffic.
@@ -87,15 +78,7 @@ func bookSim() simtest.Traffic {
 // BenchmarkBookSimTraffic's traffic in its steady state: what 60 more
 // puts per node add (simtest.Traffic.SteadyAllocs).
 func BenchmarkSteadyAllocs(b *testing.B) {
-	var allocs float64
-	for b.Loop() {
-		a, err := bookSim().SteadyAllocs(gemini.Name, 60)
-		if err != nil {
-			b.Fatal(err)
-		}
-		allocs = a
-	}
-	b.ReportMetric(allocs, "steady-allocs/packet")
+	bookSim().BenchSteady(b, gemini.Name, 60)
 }
 
 // BenchmarkJaguar is uniform random traffic on the Jaguar-size torus
@@ -104,15 +87,7 @@ func BenchmarkSteadyAllocs(b *testing.B) {
 // for the peak resident memory.
 func BenchmarkJaguar(b *testing.B) {
 	tr := simtest.Traffic{Nodes: 19200, Puts: 16, Size: 64, Seed: 7, Options: map[string]string{"torus": "25x16x24"}}
-	var sum simtest.TrafficBench
-	for b.Loop() {
-		r, err := tr.Run(gemini.Name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sum.Add(r)
-	}
-	sum.Report(b.ReportMetric)
+	tr.Bench(b, gemini.Name)
 }
 
 // BenchmarkSmallJobJaguar is a small job (2 nodes, a put each) on the
@@ -120,9 +95,5 @@ func BenchmarkJaguar(b *testing.B) {
 // not use. Run it under /usr/bin/time -v for the peak resident memory.
 func BenchmarkSmallJobJaguar(b *testing.B) {
 	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"torus": "25x16x24"}}
-	for b.Loop() {
-		if _, err := tr.Run(gemini.Name); err != nil {
-			b.Fatal(err)
-		}
-	}
+	tr.Bench(b, gemini.Name)
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -153,7 +154,38 @@ func (tr Traffic) SteadyAllocs(name string, more int) (float64, error) {
 // TrafficBench accumulates runs of Traffic for a benchmark's metrics.
 type TrafficBench struct {
 	Packets, Events, Allocs, Bytes int64
+	Hops                           int64 // packets across links between routers
 	Wall, CPU                      time.Duration
+	End                            conduit.Time // the last run's end on the simulated clock
+}
+
+// Bench runs the traffic on backend name in b's loop and reports its
+// figures (Report); it returns them for the caller's own.
+func (tr Traffic) Bench(b *testing.B, name string) *TrafficBench {
+	var sum TrafficBench
+	for b.Loop() {
+		r, err := tr.Run(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum.Add(r)
+	}
+	sum.Report(b.ReportMetric)
+	return &sum
+}
+
+// BenchSteady reports the traffic's steady-state allocations per packet
+// on backend name (SteadyAllocs with more puts per node).
+func (tr Traffic) BenchSteady(b *testing.B, name string, more int) {
+	var allocs float64
+	for b.Loop() {
+		a, err := tr.SteadyAllocs(name, more)
+		if err != nil {
+			b.Fatal(err)
+		}
+		allocs = a
+	}
+	b.ReportMetric(allocs, "steady-allocs/packet")
 }
 
 // Add counts one run.
@@ -162,8 +194,10 @@ func (b *TrafficBench) Add(r TrafficResult) {
 	b.Events += int64(r.Report.Events)
 	b.Allocs += int64(r.Allocs)
 	b.Bytes += int64(r.Bytes)
+	b.Hops += r.Report.Counters["link_packets"]
 	b.Wall += r.Wall
 	b.CPU += r.CPU
+	b.End = r.Report.End
 }
 
 // Report reports the runs' figures (testing.B.ReportMetric): packets
