@@ -1,5 +1,7 @@
 package fabric
 
+import "math"
+
 // A channel is one direction of a link between two routers, or a processor
 // tile between the NICs and their router. It sends one packet at a time, a
 // link unit per unit time, with per-virtual-channel credits for the input
@@ -48,9 +50,13 @@ type Channel struct {
 	// srcTile and dstTile are its tiles in the routers at its ends (tiled
 	// routers only).
 	srcTile, dstTile int16
-	shared           int     // space left in the pool every VC may use (Params.SharedInputUnits)
-	from, to         *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
-	flight           Time
+	shared           int // space left in the pool every VC may use (Params.SharedInputUnits)
+	// dueFrom is the earliest time a credit on its way back to any VC
+	// comes back (no credit is due before it): until then absorb has
+	// nothing to count.
+	dueFrom  Time
+	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
+	flight   Time
 
 	id       int
 	fullTime Time // unitTime with every lane working
@@ -174,6 +180,7 @@ func (c *Channel) useVCs() {
 	for vc := range c.vcs {
 		c.vcs[vc].credits = int32(m.p.InputBufferUnits)
 	}
+	c.dueFrom = math.MaxInt64
 }
 
 // kick schedules a send attempt when the channel is next free.
@@ -196,6 +203,9 @@ func (c *Channel) Fire(int32, any) {
 // absorb counts the credits that have come back by now.
 func (c *Channel) absorb(vc int) {
 	now := c.m.k.Now()
+	if now < c.dueFrom {
+		return
+	}
 	v := &c.vcs[vc]
 	r := v.returns
 	i := 0
@@ -207,6 +217,12 @@ func (c *Channel) absorb(vc int) {
 	if i > 0 {
 		n := copy(r, r[i:])
 		v.returns = r[:n]
+		c.dueFrom = math.MaxInt64
+		for k := range c.vcs {
+			if r := c.vcs[k].returns; len(r) > 0 {
+				c.dueFrom = min(c.dueFrom, r[0].at)
+			}
+		}
 	}
 }
 
@@ -364,7 +380,13 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 		p.wire = c
 	}
 	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
-	c.m.addReturn(&c.vcs[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+}
+
+// queueReturn puts r on its way back to VC vc.
+func (c *Channel) queueReturn(vc uint8, r creditReturn) {
+	c.m.addReturn(&c.vcs[vc], r)
+	c.dueFrom = min(c.dueFrom, r.at)
 }
 
 // returnSlab is how many credit returns addReturn carves from the
@@ -393,7 +415,7 @@ func (m *Machine) addReturn(v *vcState, r creditReturn) {
 // giveBack returns the space p held in the far end's buffer now (an
 // ejection tile's packet taken by its NIC) and lets the channel send.
 func (c *Channel) giveBack(p *Packet) {
-	c.m.addReturn(&c.vcs[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
+	c.queueReturn(p.VC, creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
 	if c.queued > 0 {
 		c.kick()
 	}
