@@ -2,103 +2,146 @@ package aries_test
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"slices"
 	"testing"
-	"time"
 
 	"github.com/gopgas/gopgas/aries"
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/sim"
+	"github.com/gopgas/gopgas/internal/simtest"
 )
 
-// uniformRandom runs uniform random traffic on a job of nodes nodes, one
-// PE each, on the conduit directly (no runtime, small segments): every PE
-// posts puts 64-byte puts to random other PEs at once and waits for them.
-// It returns the job's report and its wall time.
-func uniformRandom(nodes, puts int, opts map[string]string) (conduit.Report, time.Duration, error) {
-	const size = 64
-	job, err := conduit.Open(aries.Name, conduit.JobConfig{PEs: nodes, PEsPerNode: 1, SegmentBytes: 2 * size,
-		Ordering: conduit.OrderRelaxed, MailboxSlots: 1, PeerBurst: 1, Options: opts})
-	if err != nil {
-		return conduit.Report{}, 0, err
-	}
-	start := time.Now()
-	err = job.Run(func(ep conduit.Endpoint) error {
-		rng := rand.New(rand.NewPCG(uint64(ep.Rank()), 7))
-		local := ep.Segment()[:size]
-		own := ep.SegmentHandle(ep.Rank())
-		for range puts {
-			target := rng.IntN(ep.Size() - 1)
-			if target >= ep.Rank() {
-				target++
-			}
-			d := &conduit.PostDesc{Type: conduit.Put, Mech: conduit.FMA, Target: target, Local: local, LocalMem: own,
-				Remote: ep.SegmentHandle(target), RemoteOffset: size}
-			if err := ep.Post(d); err != nil {
-				return err
-			}
-		}
-		return ep.WaitFor("puts", &completions{ep: ep, n: puts})
-	})
-	wall := time.Since(start)
-	if err != nil {
-		return conduit.Report{}, wall, err
-	}
-	return job.(conduit.Reporter).Report(), wall, nil
-}
-
-// completions waits for n local completions on an endpoint.
-type completions struct {
-	ep  conduit.Endpoint
-	n   int
-	evs [16]conduit.Event
-}
-
-func (c *completions) Ready() (bool, error) {
-	for c.n > 0 {
-		evs := c.evs[:]
-		k := c.ep.PollLocalCQ(evs)
-		if k == 0 {
-			return false, nil
-		}
-		for _, e := range evs[:k] {
-			if e.Status != conduit.StatusOK {
-				return false, fmt.Errorf("PE %d: put completed with %v", c.ep.Rank(), e.Status)
-			}
-		}
-		c.n -= k
-	}
-	return true, nil
-}
-
 // BenchmarkUniformRandom runs uniform random traffic (every node puts 64
-// bytes to each of 16 random other nodes, adaptively routed) on a full
-// group (384 nodes) and on 16 groups (6144 nodes), and reports the
+// bytes to each of 16 random other nodes at once, adaptively routed) on a
+// full group (384 nodes) and on 16 groups (6144 nodes), and reports the
 // simulator's speed: packets (requests and responses through the NICs)
 // and packet hops (packets crossing a link between Aries) per wall second.
 func BenchmarkUniformRandom(b *testing.B) {
-	const puts = 16
 	for _, groups := range []int{1, 16} {
 		nodes := groups * aries.NodesPerGroup
 		b.Run(fmt.Sprintf("groups=%d,nodes=%d", groups, nodes), func(b *testing.B) {
-			var packets, hops, events int64
-			var wall time.Duration
-			var end conduit.Time
-			for b.Loop() {
-				rep, took, err := uniformRandom(nodes, puts, map[string]string{"groups": fmt.Sprint(groups)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				packets += rep.Counters["packets"]
-				hops += rep.Counters["link_packets"]
-				events += int64(rep.Events)
-				wall += took
-				end = rep.End
-			}
-			b.ReportMetric(float64(packets)/wall.Seconds(), "packets/s")
-			b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
-			b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
-			b.ReportMetric(float64(hops)/float64(packets), "hops/packet")
-			b.ReportMetric(end.Duration().Seconds()*1e6, "sim-us/run")
+			tr := simtest.Traffic{Nodes: nodes, Puts: 16, Size: 64, Seed: 7, Options: map[string]string{"groups": fmt.Sprint(groups)}}
+			sum := tr.Bench(b, aries.Name)
+			b.ReportMetric(float64(sum.Hops)/sum.Wall.Seconds(), "hops/s")
+			b.ReportMetric(float64(sum.Hops)/float64(sum.Packets), "hops/packet")
+			b.ReportMetric(sum.End.Duration().Seconds()*1e6, "sim-us/run")
 		})
 	}
+}
+
+// BenchmarkBookSimTraffic is the simulator's speed on traffic shaped like
+// a network simulator's synthetic benchmark: on 3 groups (1,152 nodes),
+// every node posts 30 puts of 64 bytes to uniformly random other nodes,
+// exponentially distributed gaps apart (simtest.Traffic). Run it with
+// -benchmem; allocs/packet and B/packet count the heap while the job runs.
+func BenchmarkBookSimTraffic(b *testing.B) {
+	bookSim().Bench(b, aries.Name)
+}
+
+// bookSim is BenchmarkBookSimTraffic's traffic.
+func bookSim() simtest.Traffic {
+	const groups = 3
+	return simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
+		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"groups": fmt.Sprint(groups)}}
+}
+
+// BenchmarkSteadyAllocs is the heap allocations per packet of
+// BenchmarkBookSimTraffic's traffic in its steady state: what 60 more
+// puts per node add (simtest.Traffic.SteadyAllocs).
+func BenchmarkSteadyAllocs(b *testing.B) {
+	bookSim().BenchSteady(b, aries.Name, 60)
+}
+
+// BenchmarkLookaheadWindows measures what a parallel kernel partitioned by
+// group would have to work with (docs/parallel-kernel.md): the 16-group
+// uniform random workload of BenchmarkUniformRandom, its events counted by
+// window of the lookahead between groups (a packet sent on a global link
+// reaches the far router's pipeline OpticalFlight later and is routed
+// RouterPipeline after that, so nothing done in one group touches another
+// sooner). It reports the windows' event counts (mean and percentiles,
+// over the windows from the first event to the last) and the balance of
+// the groups' router and channel events within a window (the busiest
+// group's count over the mean, averaged over windows weighted by events).
+func BenchmarkLookaheadWindows(b *testing.B) {
+	const groups = 16
+	const window = aries.OpticalFlight + aries.RouterPipeline
+	for _, gap := range []conduit.Time{0, simtest.BookSimMeanGap} {
+		b.Run(fmt.Sprintf("groups=%d,gap=%v", groups, gap), func(b *testing.B) {
+			var counts []int          // events by window
+			var byGroup [][groups]int // router and channel events by window and group
+			observe := func(t sim.Time, a sim.Actor) {
+				w := int(t / window)
+				for len(counts) <= w {
+					counts = append(counts, 0)
+					byGroup = append(byGroup, [groups]int{})
+				}
+				counts[w]++
+				var r *fabric.Router
+				switch a := a.(type) {
+				case *fabric.Router:
+					r = a
+				case *fabric.Channel:
+					if r = a.From(); r == nil {
+						r = a.To()
+					}
+				}
+				if r != nil {
+					byGroup[w][r.ID/aries.AriesPerGroup]++
+				}
+			}
+			tr := simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: 16, Size: 64, MeanGap: gap, Seed: 7,
+				Options: map[string]string{"groups": fmt.Sprint(groups)}, Kernel: func(k *sim.Kernel) { k.Observe(observe) }}
+			for b.Loop() {
+				counts, byGroup = counts[:0], byGroup[:0]
+				if _, err := tr.Run(aries.Name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			first := slices.IndexFunc(counts, func(n int) bool { return n > 0 })
+			counts, byGroup = counts[first:], byGroup[first:]
+			total, imbalance, weight := 0, 0.0, 0
+			for w, n := range counts {
+				total += n
+				sum, most := 0, 0
+				for _, e := range byGroup[w] {
+					sum += e
+					most = max(most, e)
+				}
+				if sum > 0 {
+					imbalance += float64(most) / (float64(sum) / groups) * float64(sum)
+					weight += sum
+				}
+			}
+			sorted := slices.Sorted(slices.Values(counts))
+			pct := func(q float64) float64 { return float64(sorted[int(q*float64(len(sorted)-1))]) }
+			b.ReportMetric(float64(len(counts)), "windows")
+			b.ReportMetric(float64(total)/float64(len(counts)), "events/window")
+			b.ReportMetric(pct(0.1), "p10-events/window")
+			b.ReportMetric(pct(0.5), "p50-events/window")
+			b.ReportMetric(pct(0.9), "p90-events/window")
+			b.ReportMetric(pct(1), "max-events/window")
+			if weight > 0 {
+				b.ReportMetric(imbalance/float64(weight), "busiest-group/mean")
+			}
+		})
+	}
+}
+
+// BenchmarkFullSystem is uniform random traffic on the full system (241
+// groups, 92,544 nodes): every node puts 64 bytes to each of 16 random
+// other nodes at once. Run it under /usr/bin/time -v for the peak resident
+// memory.
+func BenchmarkFullSystem(b *testing.B) {
+	tr := simtest.Traffic{Nodes: aries.MaxGroups * aries.NodesPerGroup, Puts: 16, Size: 64, Seed: 7,
+		Options: map[string]string{"groups": fmt.Sprint(aries.MaxGroups)}}
+	tr.Bench(b, aries.Name)
+}
+
+// BenchmarkSmallJobFullSystem is a small job (2 nodes, a put each) on the
+// full system of 241 groups: the cost of building what the job does not
+// use. Run it under /usr/bin/time -v for the peak resident memory.
+func BenchmarkSmallJobFullSystem(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"groups": "241"}}
+	tr.Bench(b, aries.Name)
 }

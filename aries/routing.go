@@ -134,6 +134,8 @@ type routing struct {
 	// remote loads are then sampled every LoadUpdatePeriod; without it
 	// (tests of routes on a network no job runs) they are seen as they are.
 	clock interface{ Now() Time }
+	// fab is the machine of the channels (MayFail), when built on one.
+	fab *fabric.Machine
 	// rng makes the adaptive routing's random choices: seeded the same
 	// for every job, and drawn in the order of the simulation's events,
 	// so that a run repeats exactly.
@@ -198,7 +200,7 @@ func (rt *routing) build(m *fabric.Machine, d *Dragonfly) error {
 		}
 	}
 	rt.rng.Seed(routeSeed, uint64(n))
-	rt.clock = m
+	rt.clock, rt.fab = m, m
 	rt.snapLoad = make([]int32, n*NetworkPortsPerAries)
 	rt.snapAt = make([]Time, n*NetworkPortsPerAries)
 	for i := range rt.snapAt {
@@ -523,8 +525,11 @@ func (rt *routing) nonMinimal(path Path, src, dst int, via, up, down uint64) (Pa
 // reaches the Aries, Cray XC Routing); false if one of its links has
 // failed.
 func (rt *routing) cost(path Path) (int, bool) {
+	// Where no link can have failed, a path is ruled out only by a hop
+	// without a link, which the channels themselves need not be read for.
+	mayFail := rt.fab == nil || rt.fab.MayFail()
 	for _, h := range path {
-		if c := rt.out[h.From][h.FromPort]; c == nil || c.Failed() {
+		if c := rt.out[h.From][h.FromPort]; c == nil || mayFail && c.Failed() {
 			return 0, false
 		}
 	}

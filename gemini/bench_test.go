@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -54,4 +56,44 @@ func BenchmarkLoadedTorus(b *testing.B) {
 	b.ReportMetric(float64(hops)/wall.Seconds(), "packet-hops/s")
 	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
 	b.ReportMetric(float64(hops)/float64(b.N), "hops/run")
+}
+
+// BenchmarkBookSimTraffic is the simulator's speed on traffic shaped like
+// a network simulator's synthetic benchmark: on an 8x8x8 torus, 512 nodes
+// (one on each Gemini) each post 30 puts of 64 bytes to uniformly random
+// other nodes, exponentially distributed gaps apart (simtest.Traffic). Run
+// it with -benchmem; allocs/packet and B/packet count the heap while the
+// job runs.
+func BenchmarkBookSimTraffic(b *testing.B) {
+	bookSim().Bench(b, gemini.Name)
+}
+
+// bookSim is BenchmarkBookSimTraffic's traffic.
+func bookSim() simtest.Traffic {
+	return simtest.Traffic{Nodes: 512, Puts: simtest.BookSimPuts, Size: simtest.BookSimSize,
+		MeanGap: simtest.BookSimMeanGap, Seed: 1, Options: map[string]string{"torus": "8x8x8"}}
+}
+
+// BenchmarkSteadyAllocs is the heap allocations per packet of
+// BenchmarkBookSimTraffic's traffic in its steady state: what 60 more
+// puts per node add (simtest.Traffic.SteadyAllocs).
+func BenchmarkSteadyAllocs(b *testing.B) {
+	bookSim().BenchSteady(b, gemini.Name, 60)
+}
+
+// BenchmarkJaguar is uniform random traffic on the Jaguar-size torus
+// (25x16x24 Geminis, 19,200 nodes, one on each): every node puts 64 bytes
+// to each of 16 random other nodes at once. Run it under /usr/bin/time -v
+// for the peak resident memory.
+func BenchmarkJaguar(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 19200, Puts: 16, Size: 64, Seed: 7, Options: map[string]string{"torus": "25x16x24"}}
+	tr.Bench(b, gemini.Name)
+}
+
+// BenchmarkSmallJobJaguar is a small job (2 nodes, a put each) on the
+// Jaguar-size torus (25x16x24): the cost of building what the job does
+// not use. Run it under /usr/bin/time -v for the peak resident memory.
+func BenchmarkSmallJobJaguar(b *testing.B) {
+	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"torus": "25x16x24"}}
+	tr.Bench(b, gemini.Name)
 }

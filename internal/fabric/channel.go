@@ -1,5 +1,7 @@
 package fabric
 
+import "math"
+
 // A channel is one direction of a link between two routers, or a processor
 // tile between the NICs and their router. It sends one packet at a time, a
 // link unit per unit time, with per-virtual-channel credits for the input
@@ -19,44 +21,62 @@ type creditReturn struct {
 	units, shared int
 }
 
-// Channel is one direction of a link, or a processor tile.
+// Channel is one direction of a link, or a processor tile. Its fields are
+// laid out for the packet path: its first 64 bytes hold what its load
+// (Load), the routing's check for a failed link (Failed) and a send
+// attempt read, with the way to its VCs' state (which sits together,
+// apart), and the rest (configuration, counters) comes after.
 type Channel struct {
 	m        *Machine
-	id       int
-	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
-	link     bool    // between routers (not a processor tile)
+	busy     Time // sending until then
 	unitTime Time
-	fullTime Time // unitTime with every lane working
-	flight   Time
-	lanes    int // lanes carrying each packet together
-	down     bool
-	crcRate  float64
+	// vcs is the state of each of the machine's VCs (Params.VCs), made
+	// when the channel first queues a packet (useVCs): a channel a job
+	// never uses costs no more than this.
+	vcs         []vcState
+	queued      int32 // packets in its VCs' queues
+	queuedUnits int32 // their size
+	// committed is the size of the packets crossing its router towards
+	// it (Router.cross), counted in its Load.
+	committed int32
+	down      bool
+	pending   bool // a send attempt is scheduled
+	rr        uint8
 
-	credits     [MaxVCs]int
-	shared      int // space left in the pool every VC may use (Params.SharedInputUnits)
-	q           [MaxVCs]pktQueue
-	queued      int  // packets in q
-	queuedUnits int  // their size
-	busy        Time // sending until then
-	pending     bool // a send attempt is scheduled
-	rr          uint8
+	link bool // between routers (not a processor tile)
+	// stalled: it had something to send while the network was quiesced
+	// (fault.go); it is kicked when traffic is released.
+	stalled bool
+	// srcTile and dstTile are its tiles in the routers at its ends (tiled
+	// routers only).
+	srcTile, dstTile int16
+	shared           int // space left in the pool every VC may use (Params.SharedInputUnits)
+	// dueFrom is the earliest time a credit on its way back to any VC
+	// comes back (no credit is due before it): until then absorb has
+	// nothing to count.
+	dueFrom  Time
+	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
+	flight   Time
+
+	id       int
+	fullTime Time // unitTime with every lane working
+	lanes    int  // lanes carrying each packet together
+
+	sent, retries int64
+	busyTime      Time
+}
+
+// vcState is a channel's state for one virtual channel: the packets
+// queued on it, the space it has in the far end's input buffer, and the
+// space on its way back.
+type vcState struct {
+	q       pktQueue
+	credits int32
 	// returns are the credits on their way back, in time order (a
 	// channel's packets leave in order and each returns its space a fixed
 	// time after its tail arrives, so the times never decrease). They are
 	// counted when the channel looks, not by events of their own.
-	returns [MaxVCs][]creditReturn
-
-	sent, retries int64
-	busyTime      Time
-	// stalled: it had something to send while the network was quiesced
-	// (fault.go); it is kicked when traffic is released.
-	stalled bool
-
-	// srcTile and dstTile are its tiles in the routers at its ends (tiled
-	// routers only); committed is the size of the packets crossing its
-	// router towards it (Router.cross), counted in its Load.
-	srcTile, dstTile int16
-	committed        int
+	returns []creditReturn
 }
 
 // SetTiles gives a link the tile it leaves its router by and the tile it
@@ -65,14 +85,20 @@ func (c *Channel) SetTiles(src, dst int) {
 	c.srcTile, c.dstTile = int16(src), int16(dst)
 }
 
+// channelSlab is how many channels newChannel allocates at once: a block
+// of them costs one allocation and no rounding up to a size class.
+const channelSlab = 64
+
 // newChannel makes a channel from one router to another (either nil for a
 // tile) and gives it the next id.
 func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int) *Channel {
-	c := &Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
-		flight: flight, lanes: lanes, crcRate: m.opts.CRCErrorRate}
-	for vc := range m.p.VCs {
-		c.credits[vc] = m.p.InputBufferUnits
+	if len(m.chanSlab) == 0 {
+		m.chanSlab = make([]Channel, channelSlab)
 	}
+	c := &m.chanSlab[0]
+	m.chanSlab = m.chanSlab[1:]
+	*c = Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
+		flight: flight, lanes: lanes}
 	c.shared = m.p.SharedInputUnits
 	m.channels = append(m.channels, c)
 	return c
@@ -100,6 +126,11 @@ func (c *Channel) Fail() {
 // Failed says whether the channel is out of service.
 func (c *Channel) Failed() bool { return c.down }
 
+// MayFail says whether a channel of the machine may be out of service
+// (Channel.Fail or Machine.FailAt was called); when not, no Failed is true
+// and a routing need not ask.
+func (m *Machine) MayFail() bool { return m.lossy }
+
 // Degrade leaves lanes of the link's lanes working (1 to all of them): it
 // sends each unit more slowly, in proportion.
 func (c *Channel) Degrade(lanes int) {
@@ -110,7 +141,7 @@ func (c *Channel) Degrade(lanes int) {
 // the measure by which packets choose among tiles, and adaptive routing
 // among links.
 func (c *Channel) Load() int {
-	l := c.queuedUnits + c.committed
+	l := int(c.queuedUnits) + int(c.committed)
 	if now := c.m.k.Now(); c.busy > now {
 		l += int((c.busy - now) / c.unitTime)
 	}
@@ -120,14 +151,36 @@ func (c *Channel) Load() int {
 // enqueue puts a packet in the channel's queue; an idle channel sends it
 // at once.
 func (c *Channel) enqueue(p *Packet) {
-	c.q[p.VC].push(p)
+	if c.vcs == nil {
+		c.useVCs()
+	}
+	c.vcs[p.VC].q.push(p)
 	c.queued++
-	c.queuedUnits += p.Size
+	c.queuedUnits += int32(p.Size)
 	if !c.pending && c.m.k.Now() >= c.busy {
 		c.send()
 		return
 	}
 	c.kick()
+}
+
+// vcSlab is how many channels' VC states useVCs allocates at once.
+const vcSlab = 64
+
+// useVCs gives the channel its VCs' state, each with all of its own
+// input-buffer space at the far end.
+func (c *Channel) useVCs() {
+	m := c.m
+	n := m.p.VCs
+	if len(m.vcSlab) < n {
+		m.vcSlab = make([]vcState, vcSlab*n)
+	}
+	c.vcs = m.vcSlab[:n:n]
+	m.vcSlab = m.vcSlab[n:]
+	for vc := range c.vcs {
+		c.vcs[vc].credits = int32(m.p.InputBufferUnits)
+	}
+	c.dueFrom = math.MaxInt64
 }
 
 // kick schedules a send attempt when the channel is next free.
@@ -150,16 +203,26 @@ func (c *Channel) Fire(int32, any) {
 // absorb counts the credits that have come back by now.
 func (c *Channel) absorb(vc int) {
 	now := c.m.k.Now()
-	r := c.returns[vc]
+	if now < c.dueFrom {
+		return
+	}
+	v := &c.vcs[vc]
+	r := v.returns
 	i := 0
 	for i < len(r) && r[i].at <= now {
-		c.credits[vc] += r[i].units
+		v.credits += int32(r[i].units)
 		c.shared += r[i].shared
 		i++
 	}
 	if i > 0 {
 		n := copy(r, r[i:])
-		c.returns[vc] = r[:n]
+		v.returns = r[:n]
+		c.dueFrom = math.MaxInt64
+		for k := range c.vcs {
+			if r := c.vcs[k].returns; len(r) > 0 {
+				c.dueFrom = min(c.dueFrom, r[0].at)
+			}
+		}
 	}
 }
 
@@ -197,6 +260,9 @@ func (c *Channel) send() {
 // send attempt comes when the first credit a waiting packet needs comes
 // back (if any is on its way).
 func (c *Channel) pick() *Packet {
+	if c.vcs == nil {
+		return nil // it never had a packet
+	}
 	wake := Time(-1) // when a credit a waiting packet needs comes back
 	vcs := c.m.p.VCs
 	pooled := c.m.p.SharedInputUnits > 0
@@ -211,14 +277,14 @@ func (c *Channel) pick() *Packet {
 		if vc == vcs {
 			vc = 0
 		}
-		q := &c.q[vc]
-		if q.n == 0 {
+		q := &c.vcs[vc].q
+		if q.head == nil {
 			continue
 		}
 		if !pooled {
 			c.absorb(vc)
 		}
-		if c.credits[vc]+c.shared < c.creditsFor(q.head) {
+		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(q.head) {
 			if pooled {
 				blocked = true
 			} else {
@@ -248,7 +314,7 @@ func (c *Channel) pick() *Packet {
 // firstReturn is the earlier of wake (none if negative) and when vc's
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
-	if r := c.returns[vc]; len(r) > 0 && (wake < 0 || r[0].at < wake) {
+	if r := c.vcs[vc].returns; len(r) > 0 && (wake < 0 || r[0].at < wake) {
 		return r[0].at
 	}
 	return wake
@@ -259,10 +325,10 @@ func (c *Channel) firstReturn(vc int, wake Time) Time {
 // that is.
 func (c *Channel) take(p *Packet) (need int) {
 	c.queued--
-	c.queuedUnits -= p.Size
+	c.queuedUnits -= int32(p.Size)
 	need = c.creditsFor(p)
-	own := min(need, c.credits[p.VC])
-	c.credits[p.VC] -= own
+	own := min(need, int(c.vcs[p.VC].credits))
+	c.vcs[p.VC].credits -= int32(own)
 	c.shared -= need - own
 	p.pooled = int32(need - own)
 	return need
@@ -274,7 +340,7 @@ func (c *Channel) take(p *Packet) (need int) {
 // and how much later than at first sending it arrives.
 func (c *Channel) crc(ser Time) (occupy, extra Time) {
 	occupy = ser
-	if c.crcRate > 0 && c.m.k.Rand().Float64() < c.crcRate {
+	if rate := c.m.opts.CRCErrorRate; rate > 0 && c.m.k.Rand().Float64() < rate {
 		c.retries++
 		c.m.stats.CRCRetries++
 		extra = ser + 2*c.flight
@@ -314,13 +380,42 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 		p.wire = c
 	}
 	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
-	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+}
+
+// queueReturn puts r on its way back to VC vc.
+func (c *Channel) queueReturn(vc uint8, r creditReturn) {
+	c.m.addReturn(&c.vcs[vc], r)
+	c.dueFrom = min(c.dueFrom, r.at)
+}
+
+// returnSlab is how many credit returns addReturn carves from the
+// machine's block at once.
+const returnSlab = 4096
+
+// addReturn appends r to v's credits on their way back. A VC's list
+// grows from a block shared by the machine's channels, not by an
+// allocation of its own for each channel: a list that is full moves to a
+// piece of the block twice its size (the piece it leaves is not used
+// again).
+func (m *Machine) addReturn(v *vcState, r creditReturn) {
+	if len(v.returns) == cap(v.returns) {
+		n := max(4, 2*cap(v.returns))
+		if len(m.returnSlab) < n {
+			m.returnSlab = make([]creditReturn, max(n, returnSlab))
+		}
+		grown := m.returnSlab[:len(v.returns):n]
+		m.returnSlab = m.returnSlab[n:]
+		copy(grown, v.returns)
+		v.returns = grown
+	}
+	v.returns = append(v.returns, r)
 }
 
 // giveBack returns the space p held in the far end's buffer now (an
 // ejection tile's packet taken by its NIC) and lets the channel send.
 func (c *Channel) giveBack(p *Packet) {
-	c.returns[p.VC] = append(c.returns[p.VC], creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
+	c.queueReturn(p.VC, creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
 	if c.queued > 0 {
 		c.kick()
 	}

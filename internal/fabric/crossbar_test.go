@@ -41,7 +41,7 @@ func TestTiledRouterCrossing(t *testing.T) {
 	const size = 4 // units: 4 ns on a bus
 	// Alone: the two buses' latencies.
 	assert.Equal(t, Time(8000), crossAt(r, 1, out[5], size))
-	assert.Equal(t, size, out[5].committed, "counted in the output's load until it gets there")
+	assert.Equal(t, size, int(out[5].committed), "counted in the output's load until it gets there")
 	assert.Equal(t, size, out[5].Load())
 
 	// One input tile to outputs of one column (tiles 1 and 5): the row bus

@@ -185,9 +185,9 @@ func (m *Machine) fail(cs []*Channel) {
 		// The packets waiting for the channel in its router are routed
 		// again; it sends nothing more. (Those on its wire are lost when
 		// they arrive: Router.Fire.)
-		for vc := range c.q {
-			q := &c.q[vc]
-			for q.n > 0 {
+		for vc := range c.vcs {
+			q := &c.vcs[vc].q
+			for q.head != nil {
 				p := q.pop()
 				p.Route, p.VC = p.routedRoute, p.routedVC
 				requeue = append(requeue, heldPacket{c.from, p})

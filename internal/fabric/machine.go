@@ -50,8 +50,13 @@ type Machine struct {
 	nics     []*nic // by node of the job
 	loc      []int  // by rank: Config.Location
 	freePkts *Packet
-	freeBufs [][]byte
-	stats    Stats
+	chanSlab []Channel // channels newChannel has yet to hand out
+	vcSlab   []vcState // VC states useVCs has yet to hand out
+	// returnSlab is the block addReturn carves credit return lists from.
+	returnSlab []creditReturn
+	freeTxns   *txn // transactions to reuse (recyclable)
+	freeBufs   [][]byte
+	stats      Stats
 
 	regFree []Time   // per node: the registration lock is free from then
 	regUsed []int64  // per node: translation-table entries in use (register.go)

@@ -146,7 +146,16 @@ func (n *nic) Fire(code int32, data any) {
 	case nicBTESend:
 		n.bteSend()
 	case nicComplete:
-		n.finish(data.(*txn), conduit.StatusOK, "")
+		t := data.(*txn)
+		if !t.done {
+			n.finish(t, conduit.StatusOK, "")
+			if n.m.recyclable(t) {
+				t.recycle = true
+				if t.refs == 0 {
+					n.m.releaseTxn(t)
+				}
+			}
+		}
 	case nicTimeout:
 		n.timeouts()
 	case nicReadFree:
@@ -304,7 +313,8 @@ func (n *nic) writeArrived(p *Packet) {
 		}
 	}
 	ack := m.newPacket()
-	*ack = Packet{t: t, order: t.order, Adaptive: t.adaptive, Hash: t.hash, failed: failed, born: now, cnt: p.cnt}
+	*ack = Packet{order: t.order, Adaptive: t.adaptive, Hash: t.hash, failed: failed, born: now, cnt: p.cnt}
+	t.usePacket(ack)
 	n.response(ack, pktAck, m.sizes.response(failed))
 	if failed {
 		m.freePacket(p)

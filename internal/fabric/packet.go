@@ -112,6 +112,9 @@ func (m *Machine) freePacket(p *Packet) {
 	if p.buf != nil {
 		m.freeBufs = append(m.freeBufs, p.buf)
 	}
+	if p.t != nil {
+		m.dropPacket(p.t)
+	}
 	*p = Packet{next: m.freePkts}
 	m.freePkts = p
 }
@@ -146,10 +149,10 @@ func (m *Machine) unitSize(n int, per func(int) int) int {
 // packets is the number of real packets n data bytes take.
 func (m *Machine) packets(n int) int { return max(1, (n+m.p.MaxPacketData-1)/m.p.MaxPacketData) }
 
-// pktQueue is a FIFO of packets linked through next.
+// pktQueue is a FIFO of packets linked through next; empty when head is
+// nil.
 type pktQueue struct {
 	head, tail *Packet
-	n          int
 }
 
 func (q *pktQueue) push(p *Packet) {
@@ -160,7 +163,6 @@ func (q *pktQueue) push(p *Packet) {
 		q.tail.next = p
 	}
 	q.tail = p
-	q.n++
 }
 
 func (q *pktQueue) pop() *Packet {
@@ -170,6 +172,5 @@ func (q *pktQueue) pop() *Packet {
 		q.tail = nil
 	}
 	p.next = nil
-	q.n--
 	return p
 }

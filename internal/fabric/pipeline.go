@@ -23,7 +23,7 @@ func (pl *pipeline) next(now Time, vcs int) (p *Packet, wake Time) {
 		if vc == vcs {
 			vc = 0
 		}
-		if pl.q[vc].n == 0 {
+		if pl.q[vc].head == nil {
 			continue
 		}
 		if b := pl.block[vc]; b > now {

@@ -83,7 +83,7 @@ func (r *Router) Fire(_ int32, data any) {
 	}
 	if out := p.out; out != nil {
 		p.out = nil
-		out.committed -= p.Size
+		out.committed -= int32(p.Size)
 		if !out.down {
 			out.enqueue(p)
 			return
@@ -147,7 +147,7 @@ func (r *Router) cross(p *Packet, out *Channel) Time {
 	col := &r.colFree[(in/cols*cols+o%cols)*rows+o/cols]
 	at := max(start+m.p.RowBus, *col)
 	*col = at + ser
-	out.committed += p.Size
+	out.committed += int32(p.Size)
 	p.out = out
 	at += m.p.ColumnBus
 	m.k.At(at, r, 0, p)

@@ -73,6 +73,13 @@ type txn struct {
 	id      uint64
 	attempt int
 	resent  bool // a short message sent again as a new transaction
+
+	// refs counts the packets that point to it (Packet.t); recycle says
+	// it may go back to the machine's free list once none does
+	// (releaseTxn).
+	refs     int32
+	recycle  bool
+	nextFree *txn
 }
 
 // msgBytes is the part of a message a packet carries.
@@ -160,7 +167,13 @@ func (m *Machine) split(t *txn, bte bool) {
 func (m *Machine) newTxn(ep *simnet.Endpoint, target int, order conduit.OrderingMode) *txn {
 	src := m.nics[m.job.NodeOf(ep.Rank())]
 	dst := m.nics[m.job.NodeOf(target)]
-	t := &txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, order: order, born: ep.Proc().Clock(),
+	t := m.freeTxns
+	if t == nil {
+		t = new(txn)
+	} else {
+		m.freeTxns = t.nextFree
+	}
+	*t = txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, order: order, born: ep.Proc().Clock(),
 		srcLoc: m.loc[ep.Rank()], dstLoc: m.loc[target]}
 	switch m.opts.Routing {
 	case RouteDeterministic:
@@ -193,6 +206,39 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 	return m.storeFMA(t, p)
 }
 
+// recyclable says whether a transaction that has just completed normally
+// may be reused once no packet points to it: nothing else can still reach
+// it. That excludes machines whose links may fail (late packets, replays),
+// the hazard checker and the trace (which keep transactions), block
+// transfers and messages (whose lives go on after the completion), and a
+// transaction that did not succeed.
+func (m *Machine) recyclable(t *txn) bool {
+	return !m.lossy && m.hazards == nil && m.trace == nil && t.d != nil && !t.bte && t.kind != pktMsg &&
+		t.status == conduit.StatusOK
+}
+
+// usePacket makes p one of t's packets.
+func (t *txn) usePacket(p *Packet) {
+	p.t = t
+	t.refs++
+}
+
+// dropPacket ends p's reference to its transaction (freePacket), which goes
+// back to the free list if it was the last and the transaction is done
+// with.
+func (m *Machine) dropPacket(t *txn) {
+	t.refs--
+	if t.refs == 0 && t.recycle {
+		m.releaseTxn(t)
+	}
+}
+
+// releaseTxn puts t on the free list.
+func (m *Machine) releaseTxn(t *txn) {
+	*t = txn{nextFree: m.freeTxns}
+	m.freeTxns = t
+}
+
 // amoOperandBytes is the size of an AMO's operand, and of the words the
 // AMO cache holds.
 const amoOperandBytes = 8
@@ -202,7 +248,8 @@ func (n *nic) request(t *txn, i int) *Packet {
 	m := n.m
 	p := m.newPacket()
 	off, size := m.packetBytes(t, i)
-	p.kind, p.VC, p.t = t.kind, m.p.RequestVC, t
+	p.kind, p.VC = t.kind, m.p.RequestVC
+	t.usePacket(p)
 	p.Src, p.Dst, p.DstRouter = n.node, t.dst.node, t.dst.r.ID
 	p.order, p.Adaptive, p.Hash = t.order, t.adaptive, t.hash
 	p.off, p.n, p.born = int64(off), size, m.k.Now()

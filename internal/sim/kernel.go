@@ -52,6 +52,8 @@ type Kernel struct {
 	finished int // procs whose body returned
 	running  *Proc
 	abortErr error
+
+	observe func(Time, Actor) // Observe
 }
 
 // New makes a kernel whose random choices follow seed.
@@ -68,6 +70,11 @@ func (k *Kernel) Events() uint64 { return k.fired }
 // Rand is the kernel's random source: deterministic for a seed, and to be
 // used only from events and PEs (never concurrently).
 func (k *Kernel) Rand() *rand.Rand { return k.rng }
+
+// Observe has f called with the time and the actor of every event the
+// kernel processes from now on, before the actor's Fire (nil: none): for
+// measuring the event population, not for the model.
+func (k *Kernel) Observe(f func(Time, Actor)) { k.observe = f }
 
 // Pending is the number of events not yet processed.
 func (k *Kernel) Pending() int { return len(k.heap) }
@@ -189,6 +196,9 @@ func (k *Kernel) Step() bool {
 	k.free = append(k.free, slot)
 	k.now = k.base + Time(e>>slotBits)
 	k.fired++
+	if k.observe != nil {
+		k.observe(k.now, b.a)
+	}
 	b.a.Fire(b.code, b.data)
 	return true
 }

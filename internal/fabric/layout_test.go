@@ -1,0 +1,60 @@
+package fabric
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// A channel gets its VCs' state when it first queues a packet, each VC
+// with all of its own space at the far end; one that never does has none.
+func TestChannelVCStateOnFirstUse(t *testing.T) {
+	p := Params{VCs: 3, ProcessorTiles: 1, TileUnitTime: 1000, InputBufferUnits: 40, InputStage: 10_000,
+		MaxPacketData: 64, NICClockHz: 1e9, PageBytes: 4096, BTEChannels: 1, BTEReadsOutstanding: 1, BTEBurstPackets: 1,
+		ORBEntries: 1, AMOCacheEntries: 1, AMOFetchesOutstanding: 1, CoarsePackets: 1}
+	require.NoError(t, p.validate())
+	m := &Machine{p: p, k: sim.New(1), topo: dropAll{}}
+	a, b := m.NewRouter(), m.NewRouter()
+	used, idle := m.NewLink(a, b, 1000, 5000, 1), m.NewLink(b, a, 1000, 5000, 1)
+	assert.Nil(t, used.vcs)
+	assert.Nil(t, used.pick(), "nothing to send before any packet")
+	used.enqueue(&Packet{Size: 8, cnt: 1, VC: 1})
+	require.Len(t, used.vcs, p.VCs)
+	assert.Equal(t, int32(40-8), used.vcs[1].credits, "the packet took its space")
+	assert.Equal(t, int32(40), used.vcs[0].credits)
+	assert.Equal(t, int32(40), used.vcs[2].credits)
+	m.k.RunUntil(1 << 40)
+	assert.Nil(t, idle.vcs, "a channel that sent nothing")
+	for _, r := range []*Router{a, b} {
+		for _, c := range append(r.inject, r.eject...) {
+			assert.Nil(t, c.vcs, "an unused tile")
+		}
+	}
+}
+
+// Credit returns kept in pieces of the machine's block keep their order
+// and values as a list grows past each piece, for VCs growing in turn.
+func TestCreditReturnLists(t *testing.T) {
+	m := &Machine{}
+	var vs [3]vcState
+	for i := range 1000 {
+		m.addReturn(&vs[i%3], creditReturn{at: Time(i), units: i})
+	}
+	for k, v := range vs {
+		require.Len(t, v.returns, 333+b2i(k == 0))
+		for j, r := range v.returns {
+			assert.Equal(t, Time(3*j+k), r.at)
+			assert.Equal(t, 3*j+k, r.units)
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,232 @@
+package simtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
+	"github.com/gopgas/gopgas/internal/simnet"
+)
+
+// Traffic is the shape of a synthetic load in the manner of a
+// network simulator's benchmark traffic: every node (one PE each) posts
+// Puts puts of Size bytes, each to a uniformly random other node, waiting
+// an exponentially distributed gap of mean MeanGap before each (the PE's
+// compute between posts), then waits for all of them to complete.
+type Traffic struct {
+	Nodes   int
+	Puts    int
+	Size    int
+	MeanGap conduit.Time
+	Seed    uint64
+	Options map[string]string
+	// Kernel, if set, is given the simulated job's kernel before it runs
+	// (to observe its events).
+	Kernel func(*sim.Kernel)
+}
+
+// TrafficResult is what a run of Traffic measured: the job's report, its
+// wall time, and the heap allocations made while the job ran (after the
+// machine was built).
+type TrafficResult struct {
+	Report        conduit.Report
+	Wall, CPU     time.Duration // CPU: the process's, user and system
+	Allocs, Bytes uint64
+}
+
+// cpuTime is the process's CPU time so far (zero where it cannot be read).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Run runs the traffic on a new job of backend name.
+func (tr Traffic) Run(name string) (TrafficResult, error) {
+	if tr.Nodes < 2 || tr.Puts < 0 || tr.Size <= 0 || tr.MeanGap < 0 {
+		return TrafficResult{}, fmt.Errorf("simtest: traffic of %d nodes, %d puts of %d bytes, mean gap %v: bad shape", tr.Nodes, tr.Puts, tr.Size, tr.MeanGap)
+	}
+	job, err := conduit.Open(name, conduit.JobConfig{PEs: tr.Nodes, PEsPerNode: 1, SegmentBytes: 2 * int64(tr.Size),
+		Ordering: conduit.OrderRelaxed, MailboxSlots: 1, PeerBurst: 1, Options: tr.Options})
+	if err != nil {
+		return TrafficResult{}, err
+	}
+	if tr.Kernel != nil {
+		sj, ok := job.(*simnet.Job)
+		if !ok {
+			return TrafficResult{}, fmt.Errorf("simtest: backend %s's job is not simulated", name)
+		}
+		tr.Kernel(sj.K)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start, cpu0 := time.Now(), cpuTime()
+	err = job.Run(func(ep conduit.Endpoint) error {
+		rank := ep.Rank()
+		rng := rand.New(rand.NewPCG(uint64(rank), tr.Seed))
+		local := ep.Segment()[:tr.Size]
+		own := ep.SegmentHandle(rank)
+		descs := make([]conduit.PostDesc, tr.Puts)
+		done := &completions{ep: ep, n: tr.Puts}
+		for i := range descs {
+			if tr.MeanGap > 0 {
+				ep.Charge(conduit.Time(rng.ExpFloat64() * float64(tr.MeanGap)))
+			}
+			target := rng.IntN(ep.Size() - 1)
+			if target >= rank {
+				target++
+			}
+			d := &descs[i]
+			*d = conduit.PostDesc{Type: conduit.Put, Mech: conduit.FMA, Target: target, Local: local, LocalMem: own,
+				Remote: ep.SegmentHandle(target), RemoteOffset: int64(tr.Size)}
+			if err := ep.Post(d); err != nil {
+				return err
+			}
+			// Take the completions that have come, as a program would
+			// between its posts.
+			if _, err := done.Ready(); err != nil {
+				return err
+			}
+		}
+		return ep.WaitFor("puts", done)
+	})
+	wall, cpu := time.Since(start), cpuTime()-cpu0
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		return TrafficResult{}, err
+	}
+	return TrafficResult{Report: job.(conduit.Reporter).Report(), Wall: wall, CPU: cpu,
+		Allocs: after.Mallocs - before.Mallocs, Bytes: after.TotalAlloc - before.TotalAlloc}, nil
+}
+
+// completions waits for n local completions on an endpoint.
+type completions struct {
+	ep  conduit.Endpoint
+	n   int
+	evs [16]conduit.Event
+}
+
+func (c *completions) Ready() (bool, error) {
+	for c.n > 0 {
+		evs := c.evs[:]
+		k := c.ep.PollLocalCQ(evs)
+		if k == 0 {
+			return false, nil
+		}
+		for _, e := range evs[:k] {
+			if e.Status != conduit.StatusOK {
+				return false, fmt.Errorf("PE %d: put completed with %v", c.ep.Rank(), e.Status)
+			}
+		}
+		c.n -= k
+	}
+	return true, nil
+}
+
+// SteadyAllocs is the heap allocations per packet of the traffic in its
+// steady state: the allocations and packets a run of the traffic with
+// more puts per node adds to a run of it as it is, whose warm-up (the
+// job's start, the free lists' and queues' first growth) they share.
+func (tr Traffic) SteadyAllocs(name string, more int) (float64, error) {
+	short, err := tr.Run(name)
+	if err != nil {
+		return 0, err
+	}
+	tr.Puts += more
+	long, err := tr.Run(name)
+	if err != nil {
+		return 0, err
+	}
+	packets := long.Report.Counters["packets"] - short.Report.Counters["packets"]
+	if packets <= 0 {
+		return 0, fmt.Errorf("simtest: %d more puts per node made no more packets", more)
+	}
+	return (float64(long.Allocs) - float64(short.Allocs)) / float64(packets), nil
+}
+
+// TrafficBench accumulates runs of Traffic for a benchmark's metrics.
+type TrafficBench struct {
+	Packets, Events, Allocs, Bytes int64
+	Hops                           int64 // packets across links between routers
+	Wall, CPU                      time.Duration
+	End                            conduit.Time // the last run's end on the simulated clock
+}
+
+// Bench runs the traffic on backend name in b's loop and reports its
+// figures (Report); it returns them for the caller's own.
+func (tr Traffic) Bench(b *testing.B, name string) *TrafficBench {
+	var sum TrafficBench
+	for b.Loop() {
+		r, err := tr.Run(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum.Add(r)
+	}
+	sum.Report(b.ReportMetric)
+	return &sum
+}
+
+// BenchSteady reports the traffic's steady-state allocations per packet
+// on backend name (SteadyAllocs with more puts per node).
+func (tr Traffic) BenchSteady(b *testing.B, name string, more int) {
+	var allocs float64
+	for b.Loop() {
+		a, err := tr.SteadyAllocs(name, more)
+		if err != nil {
+			b.Fatal(err)
+		}
+		allocs = a
+	}
+	b.ReportMetric(allocs, "steady-allocs/packet")
+}
+
+// Add counts one run.
+func (b *TrafficBench) Add(r TrafficResult) {
+	b.Packets += r.Report.Counters["packets"]
+	b.Events += int64(r.Report.Events)
+	b.Allocs += int64(r.Allocs)
+	b.Bytes += int64(r.Bytes)
+	b.Hops += r.Report.Counters["link_packets"]
+	b.Wall += r.Wall
+	b.CPU += r.CPU
+	b.End = r.Report.End
+}
+
+// Report reports the runs' figures (testing.B.ReportMetric): packets
+// (through the NICs' transmit pipelines) per wall second, events per
+// packet, and heap allocations and bytes per packet while the jobs ran;
+// and packets per second of the process's CPU time, the figure to compare
+// on a machine other work shares.
+func (b *TrafficBench) Report(metric func(float64, string)) {
+	if b.Packets == 0 || b.Wall <= 0 {
+		return
+	}
+	p := float64(b.Packets)
+	metric(p/b.Wall.Seconds(), "packets/s")
+	metric(float64(b.Events)/p, "events/packet")
+	metric(float64(b.Allocs)/p, "allocs/packet")
+	metric(float64(b.Bytes)/p, "B/packet")
+	if b.CPU > 0 {
+		metric(p/b.CPU.Seconds(), "packets/cpu-s")
+	}
+}
+
+// The benchmark traffic's shape: 30 puts of 64 bytes per node, the
+// workload the simulator's speed is stated for (a synthetic uniform
+// random load as network simulators run it). The mean gap is assumed: 1
+// us between a node's posts keeps the network lightly loaded, as such
+// speed measurements are, so that the figure is the cost per packet, not
+// of congestion.
+const (
+	BookSimPuts    = 30
+	BookSimSize    = 64
+	BookSimMeanGap = conduit.Time(1_000_000)
+)
