@@ -129,10 +129,10 @@ type Config struct {
 	// MsgRendezvousPut: messages from MsgEagerBuffer up to it use the
 	// receiver's get rendezvous (R-MPI-R0), those at or above it the
 	// sender's put rendezvous (R-MPI-R1). 0 is the backend's choice:
-	// DefaultRendezvousPut on a network, none on a job whose PEs share one
-	// node's memory on a real backend (there the receiver reads every large
-	// message in one copy, and a put rendezvous would only add hand-overs
-	// between the PEs). PGAS_MSG_RNDV_PUT.
+	// DefaultRendezvousPut on a network, none on a real backend whose job
+	// is on one node or maps every peer's segment (smp): there the
+	// receiver reads every large message in one copy, and a put rendezvous
+	// would only add hand-overs between the PEs. PGAS_MSG_RNDV_PUT.
 	MsgRendezvousPut int64
 	// MsgChunkBytes is the chunk the put rendezvous registers and puts at a
 	// time (R-MPI-R1). PGAS_MSG_RNDV_CHUNK.
@@ -488,9 +488,9 @@ const DefaultRendezvousPut = 512 << 10
 func rendezvousPutSetting() Setting {
 	s := bytesSetting("PGAS_MSG_RNDV_PUT", "MsgRendezvousPut", 0, 0, 1<<40,
 		"two-sided: below it, rendezvous by the receiver's get (R-MPI-R0); at and above it, by the sender's puts (R-MPI-R1); "+
-			"0: the backend's choice, 512KiB on a network, none within one node of a real backend (the receiver reads every large message)",
+			"0: the backend's choice, 512KiB on a network, none on a real backend within one node or with every peer's segment mapped (the receiver reads every large message)",
 		func(c *Config) *int64 { return &c.MsgRendezvousPut })
-	s.Default = "0 (backend's choice: 512KiB on a network, R-MPI-R1; none within one node of a real backend)"
+	s.Default = "0 (backend's choice: 512KiB on a network, R-MPI-R1; none on smp and within one node)"
 	return s
 }
 

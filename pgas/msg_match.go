@@ -261,10 +261,28 @@ func (m *msgState) recycleIn(in *inMsg) {
 	m.ins.put(in)
 }
 
+// sharedMemory reports whether the job runs on a real backend with every
+// PE's memory at hand: on one node, or with every peer's segment mapped
+// (smp; the default of PGAS_MSG_RNDV_PUT).
+func (pe *PE) sharedMemory() bool {
+	if pe.ep.Caps().Simulated {
+		return false
+	}
+	if pe.ep.Nodes() == 1 {
+		return true
+	}
+	for r := range pe.size {
+		if pe.eng.Direct(r) == nil {
+			return false
+		}
+	}
+	return true
+}
+
 func (pe *PE) initMsg() error {
 	pe.msg = &msgState{
 		pe:     pe,
-		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), !pe.ep.Caps().Simulated && pe.ep.Nodes() == 1),
+		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), pe.sharedMemory()),
 		pieces: make(map[pieceKey]*inMsg),
 		sends:  make(map[uint32]*msgReq),
 		recvs:  make(map[uint32]*msgReq),

@@ -63,7 +63,8 @@ func TestMsgProtocols(t *testing.T) {
 	for _, cd := range msgBackends("aries") {
 		for _, inSeg := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/segment=%v", cd, inSeg), func(t *testing.T) {
-				cfg, ok := msgConfig(pgas.Config{PEs: 2, PEsPerNode: 1, SegmentBytes: 8 << 20, MsgChunkBytes: 256 << 10}, cd)
+				cfg, ok := msgConfig(pgas.Config{PEs: 2, PEsPerNode: 1, SegmentBytes: 8 << 20, MsgChunkBytes: 256 << 10,
+					MsgRendezvousPut: pgas.DefaultRendezvousPut}, cd) // every protocol, on every backend
 				if !ok {
 					t.Skipf("needs %d PEs", cfg.PEs)
 				}
@@ -736,14 +737,17 @@ func TestMsgDeadlock(t *testing.T) {
 }
 
 // PGAS_MSG_RNDV_PUT unset is the backend's choice: the put rendezvous from
-// 512 KiB on a network (simulated, or real on several nodes), none within
-// one node of a real backend; a value set applies everywhere.
+// 512 KiB on a network (simulated, or real on several nodes), none on a
+// real backend within one node or with every peer's segment mapped; a
+// value set applies everywhere.
 func TestMsgRendezvousPutDefault(t *testing.T) {
 	for _, c := range []struct {
 		cfg  pgas.Config
 		want string // the protocol of a 1 MiB message
 	}{
 		{pgas.Config{Conduit: "smp", PEs: 2}, "rendezvous-get"},
+		{pgas.Config{Conduit: "smp", PEs: 2, PEsPerNode: 1}, "rendezvous-get"},
+		{pgas.Config{Conduit: "smp", PEs: 2, PEsPerNode: 1, Direct: pgas.Off}, "rendezvous-put"},
 		{pgas.Config{Conduit: "gemini", PEs: 2, PEsPerNode: 1}, "rendezvous-put"},
 		{pgas.Config{Conduit: "gemini", PEs: 2, PEsPerNode: 2}, "rendezvous-put"},
 		{pgas.Config{Conduit: "aries", PEs: 2, PEsPerNode: 1}, "rendezvous-put"},
