@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -66,9 +67,10 @@ type remoteRegion struct {
 }
 
 type endpoint struct {
-	job      *job
-	rank     int
-	ordering conduit.OrderingMode
+	job       *job
+	lastSched time.Time // the last pass through Go's scheduler (resched)
+	rank      int
+	ordering  conduit.OrderingMode
 
 	regs   map[uint32]*region
 	order  []*region // registrations, newest last, for Registered
@@ -493,6 +495,7 @@ func (e *endpoint) flush() error {
 	if len(e.pending) == 0 {
 		return nil
 	}
+	e.resched()
 	j := e.job
 	var err error
 	// Inside a wait the last flush also syncs the segment's window (the
@@ -661,4 +664,31 @@ func (q *eventQueue) pop(dst []conduit.Event) int {
 		q.head = 0
 	}
 	return n
+}
+
+// reschedEvery is how long a PE's goroutine may run without passing
+// through Go's scheduler: less than the 10 ms after which Go's sysmon
+// thread preempts a goroutine that has not been rescheduled. A PE runs on
+// the MPI thread (locked to it) and, while it spins in a wait or sits in a
+// long MPI call (a flush of a window of large puts), it never reaches the
+// scheduler: every 10 ms sysmon then takes its processor away (a cgo call
+// counts as a system call) and hands it to another thread, and resets its
+// own polling to every 20 us. On a node whose cores are all busy (the
+// processes of a job spinning on each core) those sysmon wake-ups and
+// thread handoffs preempt the spinning processes thousands of times a
+// second: 64 KiB puts between two processes on two cores lost about a tenth
+// of their bandwidth to them. A Gosched every few milliseconds keeps the
+// scheduler's count moving, at the cost of one handoff of the locked
+// thread (a few microseconds) per period. Assumed: 5 ms, half the limit.
+const reschedEvery = 5 * time.Millisecond
+
+// resched passes through Go's scheduler if reschedEvery has gone by since
+// the last time (see reschedEvery). Called before each flush and on the
+// slow path of a wait.
+func (e *endpoint) resched() {
+	now := time.Now()
+	if now.Sub(e.lastSched) >= reschedEvery {
+		e.lastSched = now
+		runtime.Gosched()
+	}
 }

@@ -105,6 +105,7 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		if j.aborted {
 			return j.abortErr
 		}
+		e.resched()
 		now := time.Now()
 		if since.IsZero() {
 			since, quiet = now, now
