@@ -113,9 +113,7 @@ func directAllreduce[T Number](t *Team, op ReduceOp, in, out []T) (ok bool, err 
 	r := t.rank
 	if r >= p {
 		// Fold in at r-p, take the result from it.
-		if err := t.directSend(r-p, e, slotFoldIn, asBytes(acc)); err != nil {
-			return true, err
-		}
+		t.directSend(r-p, e, slotFoldIn, asBytes(acc))
 		if err := t.directRecv(r-p, e, slotFoldOut, asBytes(out)); err != nil {
 			return true, err
 		}
@@ -129,9 +127,7 @@ func directAllreduce[T Number](t *Team, op ReduceOp, in, out []T) (ok bool, err 
 	}
 	for k, mask := 0, 1; mask < p; k, mask = k+1, mask<<1 {
 		partner := r ^ mask
-		if err := t.directSend(partner, e, k, asBytes(acc)); err != nil {
-			return true, err
-		}
+		t.directSend(partner, e, k, asBytes(acc))
 		if err := t.directRecv(partner, e, k, asBytes(tmp)); err != nil {
 			return true, err
 		}
@@ -143,17 +139,16 @@ func directAllreduce[T Number](t *Team, op ReduceOp, in, out []T) (ok bool, err 
 		}
 	}
 	if r+p < t.size {
-		if err := t.directSend(r+p, e, slotFoldOut, asBytes(acc)); err != nil {
-			return true, err
-		}
+		t.directSend(r+p, e, slotFoldOut, asBytes(acc))
 	}
 	copy(out, acc)
 	return true, nil
 }
 
 // directSend stores data into team rank to's slot s for epoch e, then the
-// slot's word, and wakes it.
-func (t *Team) directSend(to int, e uint64, s int, data []byte) error {
+// slot's word, and wakes it. It cannot fail: the slot is in the peer's
+// mapped segment, and the caller checked the data fits.
+func (t *Team) directSend(to int, e uint64, s int, data []byte) {
 	pe := t.pe
 	g := t.global(to)
 	seg := pe.eng.Direct(g)
@@ -161,7 +156,6 @@ func (t *Team) directSend(to int, e uint64, s int, data []byte) error {
 	copy(seg[off:off+int64(len(data))], data)
 	transport.StoreWord(seg, off+directDataBytes, 8, e<<directLenBits|uint64(len(data)))
 	pe.eng.Wake(g)
-	return nil
 }
 
 // directRecv waits for this PE's slot s to hold team rank from's data of
