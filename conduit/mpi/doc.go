@@ -121,6 +121,14 @@
 // A word of the segment written by another PE is then seen up to one
 // such spin later.
 //
+// A PE runs on the thread locked to MPI and, while it spins in a wait or
+// sits in a long MPI call, never passes through Go's scheduler; Go's
+// sysmon thread then takes its processor away every 10 ms and polls every
+// 20 us, and on a node whose cores all run spinning processes those
+// wake-ups preempt them thousands of times a second. The PE therefore
+// calls runtime.Gosched every 5 ms (before a flush and on a wait's slow
+// path): one handoff of the locked thread per period instead.
+//
 // # Atomics and MPI's atomicity rule
 //
 // MPI makes accumulate operations on one location atomic only with
