@@ -38,6 +38,8 @@ type app struct {
 	// instead of the build's, the machine's and the clock's: tests set it
 	// to compare outputs byte for byte.
 	provenance *report.Provenance
+	// plotRuns are the runs of --count so far, for --plot.
+	plotRuns []*report.Run
 }
 
 // Exit statuses.

@@ -217,3 +217,21 @@ func TestSchemasShareDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// --plot with --count draws one figure from every run (their median and
+// range), once; without --count, the one run.
+func TestPlotCountRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lat.svg")
+	r := pgasbench(t, nil, false, "put_latency", "--conduit", "gemini", "-m", "8:64", "-i", "2", "-x", "1", "--count", "3", "--plot", path)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "median of 3 runs")
+	r = pgasbench(t, nil, false, "atomics", "--conduit", "gemini", "-i", "2", "-x", "1", "--plot", path)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "median of", "one run")
+	assert.Contains(t, string(b), "Atomic Operations")
+}
