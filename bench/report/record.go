@@ -109,19 +109,13 @@ type Field struct {
 	Value *float64
 }
 
-// pointFixed are the fields of a PointRecord that are not More.
-type pointFixed struct {
-	Size  int      `json:"size"`
-	Value *float64 `json:"value"`
-	Rate  *float64 `json:"rate"`
-	P50   *float64 `json:"p50"`
-	P90   *float64 `json:"p90"`
-	P99   *float64 `json:"p99"`
-}
+// plainPoint is a PointRecord without its JSON methods: its fixed
+// fields (More is not one).
+type plainPoint PointRecord
 
 // MarshalJSON writes the fixed fields, then More's in their order.
 func (p PointRecord) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(pointFixed{p.Size, p.Value, p.Rate, p.P50, p.P90, p.P99})
+	b, err := json.Marshal(plainPoint{Size: p.Size, Value: p.Value, Rate: p.Rate, P50: p.P50, P90: p.P90, P99: p.P99})
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +134,12 @@ func (p PointRecord) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes; a field that is neither
 // fixed nor a further column's is an error.
 func (p *PointRecord) UnmarshalJSON(data []byte) error {
-	var fixed pointFixed
+	var fixed plainPoint
 	if err := json.Unmarshal(data, &fixed); err != nil {
 		return err
 	}
-	*p = PointRecord{Size: fixed.Size, Value: fixed.Value, Rate: fixed.Rate, P50: fixed.P50, P90: fixed.P90, P99: fixed.P99}
+	*p = PointRecord(fixed)
+	p.More = nil
 	// More in the order of the object: decode it token by token.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
