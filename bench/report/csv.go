@@ -19,7 +19,12 @@ import (
 //	benchmark,conduit,time_base,pes,nodes,ppn,ordering,mechanism,window,op,
 //	size_bytes,value,unit,rate_per_s,p50,p90,p99
 //
-// (p50, p90 and p99 empty unless percentiles were asked for); the atomics
+// (p50, p90 and p99 empty unless percentiles were asked for), then the
+// further columns of the OSU table, as JSON's PointRecord.More names
+// them: with -f min, max (microseconds) and iterations, with -c errors
+// (the buffers that failed validation; 0 is OSU's Pass), with -z a
+// p<q> per percentile q of its list other than 50, 90 and 99 (-z50,95:
+// p95). The atomics
 // benchmark replaces size_bytes..p99 by operation,mops_per_s,latency_us
 // and the many-to-one benchmark by variables,value,unit,rate_per_s. The
 // record of the run follows on every row:
@@ -71,14 +76,22 @@ func WriteCSV(w io.Writer, run *Run) error {
 			}
 		}
 	default:
-		err = header("size_bytes", "value", "unit", "rate_per_s", "p50", "p90", "p99")
+		more := moreColumns(run)
+		names := []string{"size_bytes", "value", "unit", "rate_per_s", "p50", "p90", "p99"}
+		for _, c := range more {
+			names = append(names, c.Key)
+		}
+		err = header(names...)
 		for _, p := range r.Points {
-			tails := []string{"", "", ""}
+			cells := []string{itoa(p.Size), ftoa(p.Value), r.Unit, ftoa(p.Rate), "", "", ""}
 			if run.Setup.Percentiles {
-				tails = []string{ftoa(p.P50), ftoa(p.P90), ftoa(p.P99)}
+				cells[4], cells[5], cells[6] = ftoa(p.P50), ftoa(p.P90), ftoa(p.P99)
+			}
+			for _, c := range more {
+				cells = append(cells, ftoa(c.Value(p)))
 			}
 			if err == nil {
-				err = row(append([]string{itoa(p.Size), ftoa(p.Value), r.Unit, ftoa(p.Rate)}, tails...)...)
+				err = row(cells...)
 			}
 		}
 	}

@@ -13,17 +13,20 @@
 //     2 decimals). MB/s means 10^6 bytes per second; latency is in
 //     microseconds.
 //   - CSV: one header row, then one row per size (or atomic operation),
-//     each ending with the run's record (seed, settings, provenance);
-//     docs/schema/csv.json is the schema of a row.
+//     with the OSU table's further columns (-f, -c, -z), each ending with
+//     the run's record (seed, settings, provenance); docs/schema/csv.json
+//     is the schema of a row.
 //   - JSON: one Record object, whose schema docs/pgasbench.md documents
 //     field by field and docs/schema/run.json states.
 //   - GoBench: the text format of `go test -bench`, which benchstat reads:
-//     configuration lines ("conduit: gemini"), provenance as comment
-//     lines, then one line per size, as
+//     configuration lines ("conduit: gemini", the build's provenance),
+//     the host and start time as comment lines, then one line per size
+//     (docs/schema/gobench.md is the grammar), as
 //     "BenchmarkPutBW/gemini/size=4096 1 2345 ns/op 1746.58 MB/s".
 //
 // Every record carries the seed the run used, every setting that differs
-// from its default (Setup's Flags, Options, Settings and Environment) and
+// from its default (Setup's Flags, Options, Settings and Environment; the
+// Invocation the study's and calibration report's records embed too) and
 // the Provenance (NewProvenance: module version, VCS revision, Go
 // version, GOOS/GOARCH, CPU, host, start time). A figure that is NaN or
 // infinite is null in JSON, an empty cell in CSV and left out of its
@@ -36,7 +39,8 @@
 // PlotDefaults' size unless the figure has its own, with the legend
 // beside the axes, a log2 size axis for size sweeps and a y = 1 line on
 // ratio figures; ResultFigure and AtomicsFigure build the figures of one
-// run.
+// run, RunsFigure the figure of the N runs of --count (the median of each
+// point with its min-to-max band).
 //
 // # Usage
 //

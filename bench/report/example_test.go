@@ -42,6 +42,7 @@ func Example() {
 	// ordering: default
 	// mechanism: auto
 	// seed: 1
+	// pkg: github.com/gopgas/gopgas/bench
 	// BenchmarkGetLatency/smp/size=8 1 432.10 ns/op
 	// BenchmarkGetLatency/smp/size=16 1 500.00 ns/op
 }

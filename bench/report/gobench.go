@@ -6,21 +6,23 @@ import (
 	"io"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gopgas/gopgas/bench"
 )
 
 // WriteGoBench prints run in the text format of `go test -bench`, which
-// benchstat (golang.org/x/perf/cmd/benchstat) reads: first configuration
-// lines "key: value" (conduit, time base, topology, ordering, mechanism,
-// window, op, the seed, goos, goarch and cpu, every --option, every
-// PGAS_* setting given by --set or the environment, and every other flag
-// given, as flag-NAME), then comment lines "# key: value" with what
-// differs from run to run and must not split benchstat's tables (the
-// module's version and revision, the Go version, the host, the start
-// time), then one benchmark line per size:
+// benchstat (golang.org/x/perf/cmd/benchstat) reads; docs/schema/gobench.md
+// states its grammar. First come configuration lines "key: value"
+// (GoBenchConfig: what ran, the seed, the settings that differ from their
+// defaults and the build), then comment lines "# key: value" with what
+// differs from run to run of the same build and must not split
+// benchstat's tables (the host, the start time), then one benchmark line
+// per size:
 //
 //	BenchmarkPutBW/gemini/size=4096 1 2345.60 ns/op 1746.58 MB/s
 //
@@ -28,18 +30,20 @@ import (
 // size; the iteration count is 1 (each line is one measurement). Latency
 // benchmarks report ns/op; bandwidth ones ns/op (the time per message,
 // from the message rate) and MB/s (10^6 bytes per second); mbw_mr adds
-// msgs/s; the percentiles, when asked for, add p50-ns/op... or
-// p50-MB/s... The atomics benchmark prints one line per operation
-// (".../op=fadd_int64 1 <latency> ns/op <rate> Mops/s"). A figure that is
-// NaN or infinite is left out of its line, and a line left with none is
-// left out.
+// msgs/s; -f adds min-ns/op and max-ns/op (the minimum and maximum over
+// PEs); the percentiles, when asked for, add p50-ns/op... or p50-MB/s...,
+// one per percentile of -z's list. The atomics benchmark prints one line
+// per operation (".../op=fadd_int64 1 <latency> ns/op <rate> Mops/s"). A
+// figure that is NaN or infinite is left out of its line, and a line left
+// with none is left out.
 //
 // With --count N the configuration comes once, before the first run's
 // lines, and its seed is the range of seeds the runs used ("seed: 1-10"
 // on a simulated backend): benchstat then sees N samples of each
 // benchmark. Runs that differ only in configuration keep the same
 // benchmark names, so benchstat compares them: `benchstat -col ordering
-// strict.txt relaxed.txt`.
+// strict.txt relaxed.txt`; runs of two builds differ in vcs_revision:
+// `benchstat -col vcs_revision old.txt new.txt`.
 func WriteGoBench(w io.Writer, run *Run) error {
 	if err := run.check(); err != nil {
 		return err
@@ -84,23 +88,28 @@ func WriteGoBench(w io.Writer, run *Run) error {
 				name = base
 			}
 			var ms []any
+			// scale and unit turn a figure of the size table into a
+			// metric: latencies in ns/op, other figures in their unit.
+			scale, unit := 1.0, unitSafe(r.Unit)
 			if r.Unit == "us" {
 				ms = append(ms, p.Value*1e3, "ns/op")
-				if run.Setup.Percentiles {
-					ms = append(ms, p.P50*1e3, "p50-ns/op", p.P90*1e3, "p90-ns/op", p.P99*1e3, "p99-ns/op")
-				}
+				scale, unit = 1e3, "ns/op"
 			} else {
 				ns := perOp(p.Rate)
 				if p.Rate <= 0 && p.Value > 0 {
 					ns = float64(p.Size) / (p.Value * 1e6) * 1e9
 				}
-				u := unitSafe(r.Unit)
-				ms = append(ms, ns, "ns/op", p.Value, u)
+				ms = append(ms, ns, "ns/op", p.Value, unit)
 				if hasRate(r) {
 					ms = append(ms, p.Rate, "msgs/s")
 				}
-				if run.Setup.Percentiles {
-					ms = append(ms, p.P50, "p50-"+u, p.P90, "p90-"+u, p.P99, "p99-"+u)
+			}
+			for _, c := range Columns(run) {
+				switch {
+				case c.Key == "min" || c.Key == "max":
+					ms = append(ms, c.Value(p)*1e3, c.Key+"-ns/op")
+				case tailColumn.MatchString(c.Key):
+					ms = append(ms, c.Value(p)*scale, c.Key+"-"+unit)
 				}
 			}
 			line(name, ms...)
@@ -109,8 +118,19 @@ func WriteGoBench(w io.Writer, run *Run) error {
 	return b.Flush()
 }
 
+// tailColumn matches the key of a percentile's column ("p95").
+var tailColumn = regexp.MustCompile(`^p[0-9]`)
+
 // GoBenchConfig are the configuration lines of a gobench run, as key and
-// value: keys are lower case without spaces, as benchfmt requires.
+// value: keys are lower case without spaces, as benchfmt requires. They
+// are what ran (pgasbench's version, conduit, time base, topology,
+// ordering, mechanism, window, op), the seed, benchfmt's standard pkg,
+// goos, goarch and cpu, the build (module, module_version, vcs_revision,
+// vcs_time, vcs_modified, go_version: the same for every run of one
+// program, so they group runs by build), every --option (option-NAME),
+// every PGAS_* setting given by --set or the environment (pgas_NAME),
+// and every other flag given that changes what is measured
+// (flag-NAME).
 func GoBenchConfig(run *Run) [][2]string {
 	r := run.Result
 	s := &run.Setup
@@ -135,10 +155,20 @@ func GoBenchConfig(run *Run) [][2]string {
 		seed += "-" + strconv.FormatUint(s.Seed+uint64(s.Count-1), 10)
 	}
 	cfg = append(cfg, [2]string{"seed", seed})
+	cfg = append(cfg, [2]string{"pkg", reflect.TypeFor[bench.Result]().PkgPath()})
 	if p := s.Provenance; p != nil {
 		cfg = append(cfg, [2]string{"goos", p.GOOS}, [2]string{"goarch", p.GOARCH})
 		if p.CPU != "" {
 			cfg = append(cfg, [2]string{"cpu", oneWord(p.CPU)})
+		}
+		for _, kv := range [][2]string{{"module", p.Module}, {"module_version", p.ModuleVersion}, {"vcs_revision", p.VCSRevision},
+			{"vcs_time", p.VCSTime}, {"go_version", p.GoVersion}} {
+			if v := oneWord(kv[1]); v != "" {
+				cfg = append(cfg, [2]string{kv[0], v})
+			}
+		}
+		if p.VCSRevision != "" {
+			cfg = append(cfg, [2]string{"vcs_modified", strconv.FormatBool(p.VCSModified)})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Options)) {
@@ -170,20 +200,14 @@ var keyedFlags = map[string]bool{
 	"cpuprofile": true, "memprofile": true, "exectrace": true, "plot-size": true, "plot-dpi": true,
 }
 
-// goBenchComments are the provenance lines benchstat ignores.
+// goBenchComments are the provenance lines benchstat ignores: the host
+// and the start time, which differ from run to run of one build, so that
+// as configuration they would put every file in a table of its own.
 func goBenchComments(p *Provenance) [][2]string {
 	if p == nil {
 		return nil
 	}
-	out := [][2]string{{"module", p.Module + " " + p.ModuleVersion}, {"go", p.GoVersion}}
-	if p.VCSRevision != "" {
-		rev := p.VCSRevision + " " + p.VCSTime
-		if p.VCSModified {
-			rev += " modified"
-		}
-		out = append(out, [2]string{"vcs_revision", rev})
-	}
-	return append(out, [2]string{"host", p.Host}, [2]string{"start_time", p.Start})
+	return [][2]string{{"host", oneWord(p.Host)}, {"start_time", p.Start}}
 }
 
 // perOp is nanoseconds per operation at rate operations per second.

@@ -28,6 +28,10 @@ type Series struct {
 	Name string
 	// X and Y are the points, of equal length.
 	X, Y []float64
+	// Lo and Hi, when as long as X, are a band around the curve (the
+	// smallest and largest of several runs, Y their median), drawn
+	// shaded in the curve's colour behind it.
+	Lo, Hi []float64
 }
 
 // Bar is one bar of a bar chart. Bars with a Group are drawn grouped:
@@ -37,6 +41,10 @@ type Bar struct {
 	Label string
 	Group string
 	Value float64
+	// Lo and Hi, when Hi > Lo, are a range drawn as a whisker across the
+	// bar (the smallest and largest of several runs, Value their
+	// median).
+	Lo, Hi float64
 }
 
 // Figure is a plot: curves (Series) or bars (Bars), with labelled axes.
@@ -193,20 +201,40 @@ func (f *Figure) plot() (*plot.Plot, error) {
 	var args []any
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
+	drawable := func(x, y float64) bool {
+		return !math.IsNaN(x) && !math.IsNaN(y) && !math.IsInf(x, 0) && !math.IsInf(y, 0) && (!f.XLog2 || x > 0) && (!f.YLog || y > 0)
+	}
 	for _, s := range f.Series {
-		var xys plotter.XYs
+		var xys, lo, hi plotter.XYs
+		banded := len(s.Lo) == len(s.X) && len(s.Hi) == len(s.X)
 		for i := range min(len(s.X), len(s.Y)) {
 			x, y := s.X[i], s.Y[i]
-			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) ||
-				(f.XLog2 && x <= 0) || (f.YLog && y <= 0) {
+			if !drawable(x, y) {
 				continue
 			}
 			xys = append(xys, plotter.XY{X: x, Y: y})
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			if banded && drawable(x, s.Lo[i]) && drawable(x, s.Hi[i]) {
+				lo, hi = append(lo, plotter.XY{X: x, Y: s.Lo[i]}), append(hi, plotter.XY{X: x, Y: s.Hi[i]})
+				ymin, ymax = math.Min(ymin, s.Lo[i]), math.Max(ymax, s.Hi[i])
+			}
 		}
 		if len(xys) == 0 {
 			continue
+		}
+		if len(lo) > 1 {
+			// The band: along the lows, back along the highs, in the
+			// colour AddLinePoints gives this curve, mostly transparent.
+			slices.Reverse(hi)
+			band, err := plotter.NewPolygon(append(lo, hi...))
+			if err != nil {
+				return nil, fmt.Errorf("report: plot %q: %w", f.Title, err)
+			}
+			r, g, b, _ := plotutil.Color(len(args) / 2).RGBA()
+			band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: bandAlpha}
+			band.LineStyle.Width = 0
+			p.Add(band)
 		}
 		args = append(args, s.Name, xys)
 	}
@@ -249,6 +277,10 @@ func (f *Figure) plot() (*plot.Plot, error) {
 	}
 	return p, nil
 }
+
+// bandAlpha is the opacity of a curve's band: light enough that the
+// curves and the bands of others show through.
+const bandAlpha = 0x40
 
 // bars draws a bar chart, grouped when the bars have groups. The bars'
 // width is set from the figure's width so that every bar is inside the
@@ -293,6 +325,17 @@ func (f *Figure) bars(p *plot.Plot) (*plot.Plot, error) {
 		bc.LineStyle.Width = 0
 		bc.Offset = (vg.Length(g) - vg.Length(len(groups)-1)/2) * width
 		p.Add(bc)
+		w := &whiskers{offset: bc.Offset, cap: width / 4}
+		for _, b := range f.Bars {
+			if b.Group == name && b.Hi > b.Lo && !math.IsInf(b.Hi, 0) && !math.IsNaN(b.Lo) && b.Lo >= 0 {
+				w.x = append(w.x, float64(slices.Index(labels, b.Label)))
+				w.lo, w.hi = append(w.lo, b.Lo), append(w.hi, b.Hi)
+				top = math.Max(top, b.Hi)
+			}
+		}
+		if len(w.x) > 0 {
+			p.Add(w)
+		}
 		if name != "" {
 			p.Legend.Add(name, bc)
 		}
@@ -309,6 +352,25 @@ func (f *Figure) bars(p *plot.Plot) (*plot.Plot, error) {
 	}
 	p.Y.Min, p.Y.Max = 0, math.Max(top*1.08, 1e-9)
 	return p, nil
+}
+
+// whiskers draws a bar group's ranges: a vertical line from lo to hi with
+// caps, across the bar at category x shifted by offset.
+type whiskers struct {
+	x, lo, hi   []float64
+	offset, cap vg.Length
+}
+
+func (w *whiskers) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	style := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	for i, x := range w.x {
+		cx := trX(x) + w.offset
+		lo, hi := trY(w.lo[i]), trY(w.hi[i])
+		c.StrokeLine2(style, cx, lo, cx, hi)
+		c.StrokeLine2(style, cx-w.cap, lo, cx+w.cap, lo)
+		c.StrokeLine2(style, cx-w.cap, hi, cx+w.cap, hi)
+	}
 }
 
 // pow2Ticks marks powers of two, labelling at most about 12 of them.

@@ -116,7 +116,7 @@ func TestCSVSchema(t *testing.T) {
 
 // The gobench record: the seed (a range under --count on a simulated
 // backend), the machine's keys, the environment's settings, the flags,
-// provenance as comments; a non-finite figure is left out; later runs of
+// the build as configuration, the host and start time as comments; a non-finite figure is left out; later runs of
 // --count print no configuration.
 func TestGoBenchRecord(t *testing.T) {
 	run := recordRuns()[0]
@@ -125,7 +125,7 @@ func TestGoBenchRecord(t *testing.T) {
 	require.NoError(t, WriteGoBench(&buf, run))
 	out := buf.String()
 	for _, want := range []string{"seed: 7-16\n", "goos: ", "goarch: ", "pgas_networkdepth: 8\n", "flag-i: 5\n",
-		"# start_time: 2026-01-02T03:04:05Z\n", "# go: go"} {
+		"# start_time: 2026-01-02T03:04:05Z\n", "go_version: go", "pkg: github.com/gopgas/gopgas/bench\n"} {
 		assert.Contains(t, out, want)
 	}
 	assert.NotContains(t, out, "flag-option", "a flag with a line of its own")

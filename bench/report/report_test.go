@@ -278,7 +278,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := WriteJSON(&buf, bwRun()); err != nil {
 		t.Fatal(err)
 	}
-	for _, field := range []string{`"schema": "gopgas/pgasbench/run/v2"`, `"end_ps": 46110940225`, `"events": 71963065`, `"torus_phits": 627850`,
+	for _, field := range []string{`"schema": "gopgas/pgasbench/run/v3"`, `"end_ps": 46110940225`, `"events": 71963065`, `"torus_phits": 627850`,
 		`"size": 4194304`, `"ordering": "strict"`, `"mechanism": "bte"`, `"time_base": "simulated time"`} {
 		if !strings.Contains(buf.String(), field) {
 			t.Errorf("JSON lacks %s:\n%s", field, buf.String())

@@ -103,6 +103,37 @@ type Provenance struct {
 	Start string `json:"start_time"`
 }
 
+// Invocation is what a command line and its environment asked beyond the
+// output's own fields: every setting that differs from its default. The
+// JSON records embed it (the benchmark record's setup, the study's setup,
+// the calibration report), so that they name these fields alike.
+type Invocation struct {
+	// Settings are the PGAS_* settings given on the command line (--set,
+	// and --seed as PGAS_SEED), by variable name.
+	Settings map[string]string `json:"settings"`
+	// Environment are the PGAS_* variables of the environment the run
+	// saw, by name (a --set of the same name overrides them).
+	Environment map[string]string `json:"environment"`
+	// Flags are the flags given on the command line, by name without
+	// dashes, with their values.
+	Flags map[string]string `json:"flags"`
+	// Args is the command line, without the program name.
+	Args []string `json:"args"`
+}
+
+// Invocation is what the setup says of the command line, with empty maps
+// and lists for none (never null in JSON).
+func (s *Setup) Invocation() Invocation {
+	return Invocation{Settings: s.Settings, Environment: s.Environment, Flags: s.Flags, Args: s.Args}.Filled()
+}
+
+// Filled is inv with empty maps and lists for nil ones (never null in
+// JSON).
+func (inv Invocation) Filled() Invocation {
+	return Invocation{Settings: mapOrEmpty(inv.Settings), Environment: mapOrEmpty(inv.Environment),
+		Flags: mapOrEmpty(inv.Flags), Args: nonNil(inv.Args)}
+}
+
 // NewProvenance reads the build, the machine and the clock: start is the
 // run's start.
 func NewProvenance(start time.Time) *Provenance {

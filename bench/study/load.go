@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -29,6 +30,7 @@ func ReadJSON(r io.Reader) (*Results, error) {
 	c.OneSidedPPNs, c.OneSidedSizes, c.OneSidedWindows = s.OneSidedPPNs, s.OneSidedSizes, s.OneSidedWindows
 	c.Iterations, c.Warmup = s.Iterations, s.Warmup
 	c.Base.Seed, c.Base.Options = s.Seed, s.Options
+	res.Invocation, res.Provenance = s.Invocation, rec.Provenance
 	var err error
 	if c.Op, err = opNamed(rec.Op); err != nil {
 		return nil, err
@@ -72,7 +74,7 @@ func curveOf(cr CurveRecord) (Curve, error) {
 	}
 	cv := Curve{Ordering: o, Mechanism: m, PPN: cr.PPN, Size: cr.Size, Window: cr.Window, Unregistered: cr.Unregistered}
 	for _, p := range cr.Points {
-		cv.Points = append(cv.Points, Point{Ordering: o, Mechanism: m, Size: p.Size, PPN: p.PPN, Bandwidth: p.BandwidthMBps, Rate: p.Rate,
+		cv.Points = append(cv.Points, Point{Ordering: o, Mechanism: m, Size: p.Size, PPN: p.PPN, Bandwidth: report.Value(p.BandwidthMBps), Rate: report.Value(p.Rate),
 			Window: cr.Window, Unregistered: cr.Unregistered, Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events})
 	}
 	return cv, nil

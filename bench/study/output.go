@@ -435,9 +435,11 @@ func (r *Results) WriteGoBench(w io.Writer) error {
 }
 
 // Schema identifies the study's JSON record.
-const Schema = "gopgas/pgasbench/ordering-study/v1"
+const Schema = "gopgas/pgasbench/ordering-study/v2"
 
-// Record is the study's JSON object; docs/pgasbench.md documents it.
+// Record is the study's JSON object; docs/pgasbench.md documents it and
+// docs/schema/ordering-study.json is its JSON Schema. A figure that is
+// NaN or infinite is null.
 type Record struct {
 	report.Header
 	Conduit   string        `json:"conduit"`
@@ -458,6 +460,9 @@ type Record struct {
 	TwoSidedSweep []CurveRecord `json:"twosided_sweep"`
 	Counterparts  []CurveRecord `json:"twosided_counterparts"`
 	Summary       SummaryRecord `json:"summary"`
+	// Provenance is what ran where and when (Results.Provenance); null
+	// when not recorded.
+	Provenance *report.Provenance `json:"provenance"`
 }
 
 // SetupRecord is the study's configuration in a Record.
@@ -479,14 +484,18 @@ type SetupRecord struct {
 	TwoSidedSizes   []int    `json:"twosided_sizes"`
 	// TwoSidedWindows apply up to TwoSidedSmallMax bytes,
 	// TwoSidedLargeWindows above.
-	TwoSidedWindows      []int             `json:"twosided_windows"`
-	TwoSidedLargeWindows []int             `json:"twosided_large_windows"`
-	TwoSidedSmallMax     int               `json:"twosided_small_max"`
-	NoRendezvousSizes    []int             `json:"no_rendezvous_sizes"`
-	Iterations           int               `json:"iterations"`
-	Warmup               int               `json:"warmup"`
-	Seed                 uint64            `json:"seed"`
-	Options              map[string]string `json:"options"`
+	TwoSidedWindows      []int `json:"twosided_windows"`
+	TwoSidedLargeWindows []int `json:"twosided_large_windows"`
+	TwoSidedSmallMax     int   `json:"twosided_small_max"`
+	NoRendezvousSizes    []int `json:"no_rendezvous_sizes"`
+	Iterations           int   `json:"iterations"`
+	Warmup               int   `json:"warmup"`
+	// Seed is the seed the study's jobs used.
+	Seed    uint64            `json:"seed"`
+	Options map[string]string `json:"options"`
+	// The settings, environment, flags and command line
+	// (Results.Invocation).
+	report.Invocation
 }
 
 // CurveRecord is a Curve in a Record.
@@ -505,14 +514,14 @@ type CurveRecord struct {
 
 // PointRecord is a Point in a Record.
 type PointRecord struct {
-	Size          int     `json:"size"`
-	PPN           int     `json:"ppn"`
-	Pairs         int     `json:"pairs"`
-	BandwidthMBps float64 `json:"bandwidth_mbps"`
-	Rate          float64 `json:"rate"`
-	Iterations    int     `json:"iterations"`
-	Warmup        int     `json:"warmup"`
-	Events        uint64  `json:"events"`
+	Size          int      `json:"size"`
+	PPN           int      `json:"ppn"`
+	Pairs         int      `json:"pairs"`
+	BandwidthMBps *float64 `json:"bandwidth_mbps"`
+	Rate          *float64 `json:"rate"`
+	Iterations    int      `json:"iterations"`
+	Warmup        int      `json:"warmup"`
+	Events        uint64   `json:"events"`
 	// Protocol is the two-sided protocol of the point's messages.
 	Protocol string `json:"protocol,omitempty"`
 }
@@ -534,7 +543,7 @@ type SummaryRecord struct {
 // reaches is null.
 type SaturationRecord struct {
 	Level      float64    `json:"level"`
-	PeakMBps   float64    `json:"peak_mbps"`
+	PeakMBps   *float64   `json:"peak_mbps"`
 	PeakPPN    int        `json:"peak_ppn"`
 	PeakSize   int        `json:"peak_size"`
 	PPN        []int      `json:"ppn"`
@@ -553,13 +562,13 @@ type SlowdownRecord struct {
 
 // FewCoresRecord is a FewCores in a Record.
 type FewCoresRecord struct {
-	Size     int     `json:"size"`
-	Window   int     `json:"window"`
-	PPN      int     `json:"ppn"`
-	AtMBps   float64 `json:"at_mbps"`
-	BestMBps float64 `json:"best_mbps"`
-	BestPPN  int     `json:"best_ppn"`
-	Ratio    float64 `json:"ratio"`
+	Size     int      `json:"size"`
+	Window   int      `json:"window"`
+	PPN      int      `json:"ppn"`
+	AtMBps   *float64 `json:"at_mbps"`
+	BestMBps *float64 `json:"best_mbps"`
+	BestPPN  int      `json:"best_ppn"`
+	Ratio    *float64 `json:"ratio"`
 }
 
 // RatioRecord is a Ratio in a Record; a ratio that cannot be computed (a
@@ -573,13 +582,13 @@ type RatioRecord struct {
 
 // PeakRecord is a Peak in a Record.
 type PeakRecord struct {
-	Ordering          string  `json:"ordering"`
-	Mechanism         string  `json:"mechanism"`
-	Size              int     `json:"size"`
-	PPN               int     `json:"ppn"`
-	BandwidthMBps     float64 `json:"bandwidth_mbps"`
-	LastPPN           int     `json:"last_ppn"`
-	LastBandwidthMBps float64 `json:"last_bandwidth_mbps"`
+	Ordering          string   `json:"ordering"`
+	Mechanism         string   `json:"mechanism"`
+	Size              int      `json:"size"`
+	PPN               int      `json:"ppn"`
+	BandwidthMBps     *float64 `json:"bandwidth_mbps"`
+	LastPPN           int      `json:"last_ppn"`
+	LastBandwidthMBps *float64 `json:"last_bandwidth_mbps"`
 }
 
 // CrossoverRecord is a Crossover in a Record.
@@ -619,10 +628,11 @@ func (r *Results) NewRecord() *Record {
 			OneSidedPPNs: orEmpty(c.OneSidedPPNs), OneSidedSizes: orEmpty(c.OneSidedSizes), OneSidedWindows: orEmpty(c.OneSidedWindows),
 			TwoSidedPPNs: orEmpty(c.TwoSidedPPNs), TwoSidedSizes: orEmpty(c.TwoSidedSizes), TwoSidedWindows: orEmpty(c.TwoSidedWindows),
 			TwoSidedLargeWindows: orEmpty(c.TwoSidedLargeWindows), TwoSidedSmallMax: c.TwoSidedSmallMax, NoRendezvousSizes: orEmpty(c.NoRendezvousSizes),
-			Iterations: c.Iterations, Warmup: c.Warmup, Seed: c.Base.Seed, Options: c.Base.Options},
+			Iterations: c.Iterations, Warmup: c.Warmup, Seed: c.Base.Seed, Options: c.Base.Options, Invocation: r.Invocation.Filled()},
 		SizeSweep: []CurveRecord{}, PPNSweep: []CurveRecord{}, PutSweep: []CurveRecord{}, OneSidedSweep: []CurveRecord{},
 		Summary: SummaryRecord{Ratios: []RatioRecord{}, Peaks: []PeakRecord{}, Crossovers: []CrossoverRecord{},
-			NonShared: []SlowdownRecord{}, FewCores: []FewCoresRecord{}}}
+			NonShared: []SlowdownRecord{}, FewCores: []FewCoresRecord{}},
+		Provenance: r.Provenance}
 	if rec.Setup.Options == nil {
 		rec.Setup.Options = map[string]string{}
 	}
@@ -636,8 +646,8 @@ func (r *Results) NewRecord() *Record {
 				Window: max(cv.Window, 1), Unregistered: cv.Unregistered, NoRendezvous: cv.NoRendezvous, Points: []PointRecord{}}
 			for _, p := range cv.Points {
 				_, _, pairs := r.sweepGeometry(name, p.PPN)
-				cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: pairs, BandwidthMBps: report.Finite(p.Bandwidth),
-					Rate: report.Finite(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events, Protocol: p.Protocol})
+				cr.Points = append(cr.Points, PointRecord{Size: p.Size, PPN: p.PPN, Pairs: pairs, BandwidthMBps: report.Null(p.Bandwidth),
+					Rate: report.Null(p.Rate), Iterations: p.Iterations, Warmup: p.Warmup, Events: p.Events, Protocol: p.Protocol})
 			}
 			out = append(out, cr)
 		}
@@ -656,7 +666,7 @@ func (r *Results) NewRecord() *Record {
 		sr.Ratios = append(sr.Ratios, RatioRecord{Mechanism: ra.Mechanism.String(), Size: ra.Size, PPN: ra.PPN, Ratio: report.Nullable(ra.Ratio)})
 	}
 	for _, pk := range s.Peaks {
-		sr.Peaks = append(sr.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, report.Finite(pk.Bandwidth), pk.LastPPN, report.Finite(pk.LastBandwidth)})
+		sr.Peaks = append(sr.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, report.Null(pk.Bandwidth), pk.LastPPN, report.Null(pk.LastBandwidth)})
 	}
 	for _, x := range s.Crossovers {
 		xr := CrossoverRecord{Ordering: x.Ordering.String(), PPN: x.PPN, First: x.First.String(), Lo: x.Lo, Hi: x.Hi, Changes: []ChangeRecord{}, Text: x.Text()}
@@ -666,15 +676,15 @@ func (r *Results) NewRecord() *Record {
 		sr.Crossovers = append(sr.Crossovers, xr)
 	}
 	if sat := s.Saturation; sat != nil {
-		sr.Saturation = &SaturationRecord{Level: SaturationLevel, PeakMBps: report.Finite(sat.Peak), PeakPPN: sat.PeakPPN, PeakSize: sat.PeakSize,
+		sr.Saturation = &SaturationRecord{Level: SaturationLevel, PeakMBps: report.Null(sat.Peak), PeakPPN: sat.PeakPPN, PeakSize: sat.PeakSize,
 			PPN: orEmpty(sat.PPN), Size: report.Nullable(sat.Size), Violations: sat.Violations()}
 	}
 	for _, sd := range s.NonShared {
 		sr.NonShared = append(sr.NonShared, SlowdownRecord{Size: sd.Size, Window: sd.Window, PPN: orEmpty(sd.PPN), Percent: report.Nullable(sd.Percent)})
 	}
 	for _, f := range s.FewCores {
-		sr.FewCores = append(sr.FewCores, FewCoresRecord{Size: f.Size, Window: f.Window, PPN: FewCoresPPN, AtMBps: report.Finite(f.At),
-			BestMBps: report.Finite(f.Best), BestPPN: f.BestPPN, Ratio: report.Finite(f.Ratio())})
+		sr.FewCores = append(sr.FewCores, FewCoresRecord{Size: f.Size, Window: f.Window, PPN: FewCoresPPN, AtMBps: report.Null(f.At),
+			BestMBps: report.Null(f.Best), BestPPN: f.BestPPN, Ratio: report.Null(f.Ratio())})
 	}
 	return rec
 }

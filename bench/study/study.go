@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -306,6 +307,11 @@ type Curve struct {
 // Results are a study's measurements.
 type Results struct {
 	Config Config
+	// Invocation and Provenance are, for the record (Record), what the
+	// command line asked and what ran where and when; the caller sets
+	// them (zero: none recorded).
+	Invocation report.Invocation
+	Provenance *report.Provenance
 	// Conduit is the backend that ran; Simulated says whether its times
 	// are simulated.
 	Conduit   string

@@ -124,7 +124,7 @@ func TestTinyStudy(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Schema != Schema || len(rec.SizeSweep) != 4 || len(rec.PPNSweep) != 4 || rec.SizeSweep[0].Points[1].BandwidthMBps != res.SizeCurves[0].Points[1].Bandwidth {
+	if rec.Schema != Schema || len(rec.SizeSweep) != 4 || len(rec.PPNSweep) != 4 || *rec.SizeSweep[0].Points[1].BandwidthMBps != res.SizeCurves[0].Points[1].Bandwidth {
 		t.Errorf("JSON record: %+v", rec)
 	}
 	var cs bytes.Buffer
@@ -475,7 +475,7 @@ func TestSummarizeAddedSweeps(t *testing.T) {
 	if rs := rec.Summary.Saturation; rs == nil || rs.Size[0] != nil || *rs.Size[1] != 2048 || rs.Violations != 0 || rs.Level != SaturationLevel {
 		t.Errorf("JSON saturation %+v", rs)
 	}
-	if fc := rec.Summary.FewCores; len(fc) != 2 || fc[1].Ratio != 0.75 || fc[1].PPN != FewCoresPPN {
+	if fc := rec.Summary.FewCores; len(fc) != 2 || *fc[1].Ratio != 0.75 || fc[1].PPN != FewCoresPPN {
 		t.Errorf("JSON few cores %+v", fc)
 	}
 }

@@ -127,12 +127,12 @@ type TwoSidedRecord struct {
 // PPNSaturationRecord is a PPNSaturation in a Record; PPN 0: no PEs per
 // node reached the level.
 type PPNSaturationRecord struct {
-	Kind     string  `json:"kind"`
-	Size     int     `json:"size"`
-	Window   int     `json:"window"`
-	PPN      int     `json:"ppn"`
-	BestMBps float64 `json:"best_mbps"`
-	BestPPN  int     `json:"best_ppn"`
+	Kind     string   `json:"kind"`
+	Size     int      `json:"size"`
+	Window   int      `json:"window"`
+	PPN      int      `json:"ppn"`
+	BestMBps *float64 `json:"best_mbps"`
+	BestPPN  int      `json:"best_ppn"`
 }
 
 // SideRatioRecord is a SideRatio in a Record.
@@ -157,14 +157,14 @@ func twoSidedRecord(t *TwoSided) *TwoSidedRecord {
 	}
 	rec := &TwoSidedRecord{Level: SaturationLevel, Saturation: []PPNSaturationRecord{}, Ratios: []SideRatioRecord{}, Peaks: []PeakRecord{}, Protocols: []ProtocolRecord{}}
 	for _, s := range t.Saturation {
-		rec.Saturation = append(rec.Saturation, PPNSaturationRecord{s.Kind, s.Size, s.Window, s.PPN, report.Finite(s.Best), s.BestPPN})
+		rec.Saturation = append(rec.Saturation, PPNSaturationRecord{s.Kind, s.Size, s.Window, s.PPN, report.Null(s.Best), s.BestPPN})
 	}
 	for _, sr := range t.Ratios {
 		rec.Ratios = append(rec.Ratios, SideRatioRecord{Size: sr.Size, Window: sr.Window, PPN: orEmpty(sr.PPN), Ratio: report.Nullable(sr.Ratio),
-			BestRatio: report.Nullable([]float64{sr.BestRatio})[0]})
+			BestRatio: report.Null(sr.BestRatio)})
 	}
 	for _, pk := range t.Peaks {
-		rec.Peaks = append(rec.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, report.Finite(pk.Bandwidth), pk.LastPPN, report.Finite(pk.LastBandwidth)})
+		rec.Peaks = append(rec.Peaks, PeakRecord{pk.Ordering.String(), pk.Mechanism.String(), pk.Size, pk.PPN, report.Null(pk.Bandwidth), pk.LastPPN, report.Null(pk.LastBandwidth)})
 	}
 	for _, p := range t.Protocols {
 		rec.Protocols = append(rec.Protocols, ProtocolRecord(p))

@@ -1,7 +1,7 @@
 // Package jsonschema checks JSON documents against the subset of JSON
 // Schema (draft 2020-12) that the project's schemas in docs/schema use:
 // type (a name or a list), const, enum, properties, required,
-// additionalProperties (a boolean or a schema), items, pattern, minimum,
+// patternProperties, additionalProperties (a boolean or a schema), items, pattern, minimum,
 // oneOf, and $ref to "#/$defs/NAME". Other keywords are rejected, so that
 // a schema never says more than is checked. Documents are decoded with
 // numbers as json.Number.
@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
 	"slices"
@@ -27,7 +28,7 @@ type Schema struct {
 var known = map[string]bool{
 	"$schema": true, "$id": true, "$defs": true, "title": true, "description": true,
 	"type": true, "const": true, "enum": true, "properties": true, "required": true,
-	"additionalProperties": true, "items": true, "pattern": true, "minimum": true, "oneOf": true, "$ref": true,
+	"patternProperties": true, "additionalProperties": true, "items": true, "pattern": true, "minimum": true, "oneOf": true, "$ref": true,
 }
 
 // Parse reads a schema and checks that it uses only the subset.
@@ -73,6 +74,17 @@ func (s *Schema) lint(node map[string]any, at string) error {
 				return fmt.Errorf("jsonschema: %s/%s: not an object", at, k)
 			}
 			for _, sub := range m {
+				subs = append(subs, sub)
+			}
+		case "patternProperties":
+			m, ok := v.(map[string]any)
+			if !ok {
+				return fmt.Errorf("jsonschema: %s/%s: not an object", at, k)
+			}
+			for p, sub := range m {
+				if _, err := regexp.Compile(p); err != nil {
+					return fmt.Errorf("jsonschema: %s/patternProperties: %w", at, err)
+				}
 				subs = append(subs, sub)
 			}
 		case "items":
@@ -265,6 +277,8 @@ func (s *Schema) check(node map[string]any, v any, at string) error {
 		}
 	}
 	props, _ := node["properties"].(map[string]any)
+	patterns, _ := node["patternProperties"].(map[string]any)
+	patternKeys := slices.Sorted(maps.Keys(patterns))
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
@@ -275,6 +289,23 @@ func (s *Schema) check(node map[string]any, v any, at string) error {
 			if err := s.check(sub, obj[k], at+"."+k); err != nil {
 				return err
 			}
+			continue
+		}
+		// A property a pattern matches is checked against every such
+		// pattern's schema and is not an additional one.
+		matched := false
+		for _, p := range patternKeys {
+			if !regexp.MustCompile(p).MatchString(k) {
+				continue
+			}
+			matched = true
+			if sub, ok := patterns[p].(map[string]any); ok {
+				if err := s.check(sub, obj[k], at+"."+k); err != nil {
+					return err
+				}
+			}
+		}
+		if matched {
 			continue
 		}
 		switch ap := node["additionalProperties"].(type) {

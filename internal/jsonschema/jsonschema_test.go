@@ -19,6 +19,7 @@ const testSchema = `{
     "l": {"type": "array", "items": {"type": "boolean"}},
     "o": {"oneOf": [{"type": "null"}, {"type": "object", "additionalProperties": {"type": "string"}}]}
   },
+  "patternProperties": {"^p[0-9]+$": {"type": "number"}},
   "$defs": {"fig": {"type": ["number", "null"]}}
 }`
 
@@ -28,6 +29,7 @@ func TestValidate(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, s.Validate([]byte(`{"n": 2, "s": "aa", "f": null, "e": "y", "c": 3.0, "l": [true], "o": {"k": "v"}}`)))
 	assert.NoError(t, s.Validate([]byte(`{"n": 2, "s": "a", "f": 1.5, "o": null}`)))
+	assert.NoError(t, s.Validate([]byte(`{"n": 2, "s": "a", "p95": 1.5, "p9": 0}`)), "patternProperties")
 	for doc, want := range map[string]string{
 		`{"n": 0, "s": "a"}`:                "minimum",
 		`{"n": 1.5, "s": "a"}`:              "want type",
@@ -40,6 +42,8 @@ func TestValidate(t *testing.T) {
 		`{"n": 1, "s": "a", "l": [1]}`:      "$.l[0]",
 		`{"n": 1, "s": "a", "o": {"k": 1}}`: "oneOf",
 		`{"n": 1, "s": "a"} {"n": 1}`:       "more than one",
+		`{"n": 1, "s": "a", "p95": "x"}`:    "$.p95",
+		`{"n": 1, "s": "a", "p9x": 1}`:      "unexpected property",
 		`[1]`:                               "want type object",
 	} {
 		err := s.Validate([]byte(doc))
@@ -55,6 +59,7 @@ func TestParseRefuses(t *testing.T) {
 	for schema, want := range map[string]string{
 		`{"type": "object", "maxLength": 3}`: "maxLength",
 		`{"pattern": "("}`:                   "pattern",
+		`{"patternProperties": {"(": {}}}`:   "patternProperties",
 		`{"$ref": "#/$defs/none"}`:           "no such definition",
 		`{"properties": {"a": 1}}`:           "not an object",
 		`[]`:                                 "not an object",

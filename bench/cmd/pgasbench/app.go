@@ -34,6 +34,12 @@ type app struct {
 	start        time.Time
 	flags        map[string]string
 	index, count int
+	// provenance, when not nil, is the provenance every record carries
+	// instead of the build's, the machine's and the clock's: tests set it
+	// to compare outputs byte for byte.
+	provenance *report.Provenance
+	// plotRuns are the runs of --count so far, for --plot.
+	plotRuns []*report.Run
 }
 
 // Exit statuses.

@@ -18,6 +18,7 @@ import (
 	"github.com/gopgas/gopgas/bench/calibration"
 	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/bench/study"
+	"github.com/gopgas/gopgas/pgas"
 )
 
 func calibrateCommand() *command {
@@ -211,7 +212,7 @@ func calibrateBackend(a *app, ctx context.Context, o *options, rows []*calibrati
 	wall := time.Since(start)
 	a.endProgress()
 	if o.jsonOut {
-		err = writeCalibrationJSON(a.stdout, o, outs, wall)
+		err = a.writeCalibrationJSON(a.stdout, o, outs, wall)
 	} else {
 		err = writeCalibrationTable(a.stdout, o, outs, wall)
 	}
@@ -346,16 +347,21 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
-// calibrationRecord is the --json output; docs/pgasbench.md documents it.
+// calibrationRecord is the --json output; docs/pgasbench.md documents it
+// and docs/schema/calibration.json is its JSON Schema.
 type calibrationRecord struct {
-	Schema      string           `json:"schema"`
-	Tool        string           `json:"tool"`
-	Version     string           `json:"version"`
-	Backend     string           `json:"backend"`
-	Seed        uint64           `json:"seed"`
+	report.Header
+	Backend string `json:"backend"`
+	// Seed is the seed the simulations used: --seed, PGAS_SEED or the
+	// default.
+	Seed uint64 `json:"seed"`
+	// The settings, environment, flags and command line.
+	report.Invocation
 	Rows        []calibrationRow `json:"rows"`
 	Counts      map[string]int   `json:"counts"`
 	WallSeconds float64          `json:"wall_seconds"`
+	// Provenance is what ran where and when.
+	Provenance *report.Provenance `json:"provenance"`
 }
 
 type calibrationRow struct {
@@ -377,18 +383,29 @@ type calibrationRow struct {
 }
 
 type calibrationExpect struct {
-	Label  string  `json:"label,omitempty"`
-	Check  string  `json:"check"`
-	Target float64 `json:"target"`
-	Lo     float64 `json:"lo,omitempty"`
-	Hi     float64 `json:"hi,omitempty"`
-	Tol    float64 `json:"tol,omitempty"`
-	Unit   string  `json:"unit,omitempty"`
-	Text   string  `json:"text"`
+	Label string `json:"label,omitempty"`
+	Check string `json:"check"`
+	// Target is null when not finite; Lo, Hi and Tol are absent when
+	// the expectation does not set them (0).
+	Target *float64 `json:"target"`
+	Lo     *float64 `json:"lo,omitempty"`
+	Hi     *float64 `json:"hi,omitempty"`
+	Tol    *float64 `json:"tol,omitempty"`
+	Unit   string   `json:"unit,omitempty"`
+	Text   string   `json:"text"`
+}
+
+// setOrNil is an expectation's optional bound for JSON: its value, or nil
+// (absent) when 0, the expectation's "not set", or not finite.
+func setOrNil(v float64) *float64 {
+	if v == 0 {
+		return nil
+	}
+	return report.Null(v)
 }
 
 // calibrationSchema identifies the calibrate --json record.
-const calibrationSchema = "gopgas/pgasbench/calibration/v1"
+const calibrationSchema = "gopgas/pgasbench/calibration/v2"
 
 func checkName(c calibration.Check) string {
 	switch c {
@@ -410,9 +427,13 @@ func checkName(c calibration.Check) string {
 	return fmt.Sprintf("check(%d)", uint8(c))
 }
 
-func writeCalibrationJSON(w io.Writer, o *options, outs []calibration.Outcome, wall time.Duration) error {
-	rec := calibrationRecord{Schema: calibrationSchema, Tool: report.Tool, Version: report.Version, Backend: o.conduit, Seed: o.seed,
-		Rows: []calibrationRow{}, Counts: map[string]int{"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}, WallSeconds: wall.Seconds()}
+func (a *app) writeCalibrationJSON(w io.Writer, o *options, outs []calibration.Outcome, wall time.Duration) error {
+	// The scenarios' jobs resolve their seed from the process
+	// environment (calibration.Options.Seed 0: PGAS_SEED or the default).
+	seed := seedUsed(pgas.Config{Conduit: o.conduit, Seed: o.seed})
+	rec := calibrationRecord{Header: report.NewHeader(calibrationSchema), Backend: o.conduit, Seed: seed, Invocation: a.invocation(o),
+		Rows: []calibrationRow{}, Counts: map[string]int{"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}, WallSeconds: wall.Seconds(),
+		Provenance: a.newProvenance()}
 	for _, out := range outs {
 		r := out.Row
 		row := calibrationRow{ID: r.ID, Figure: r.Figure, Published: r.Published, Source: r.Source, Conditions: r.Conditions, Miss: r.Miss,
@@ -422,8 +443,8 @@ func writeCalibrationJSON(w io.Writer, o *options, outs []calibration.Outcome, w
 			row.Passed = []bool{}
 		}
 		for _, e := range r.Expect {
-			row.Expect = append(row.Expect, calibrationExpect{Label: e.Label, Check: checkName(e.Check), Target: e.Target, Lo: e.Lo, Hi: e.Hi,
-				Tol: e.Tol, Unit: e.Unit, Text: e.String()})
+			row.Expect = append(row.Expect, calibrationExpect{Label: e.Label, Check: checkName(e.Check), Target: report.Null(e.Target), Lo: setOrNil(e.Lo),
+				Hi: setOrNil(e.Hi), Tol: setOrNil(e.Tol), Unit: e.Unit, Text: e.String()})
 		}
 		rec.Rows = append(rec.Rows, row)
 		rec.Counts[string(out.Status)]++

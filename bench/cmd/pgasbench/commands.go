@@ -306,20 +306,17 @@ func runBench(a *app, ctx context.Context, o *options) error {
 		return fmt.Errorf("writing the output: %w", err)
 	}
 	if o.plot != "" {
-		var fig *report.Figure
-		switch {
-		case run.Atomics != nil:
-			fig = report.AtomicsFigure(r, run.Atomics)
-		case o.manyToOne > 0:
-			fig = &report.Figure{Title: fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase()),
-				XLabel: "Variables", YLabel: "Million operations per second (Mops/s)",
-				Bars: []report.Bar{{Label: fmt.Sprint(o.manyToOne), Value: r.Points[0].Value}}}
-		default:
-			fig = report.ResultFigure(r)
-			fig.Title = fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase())
-		}
-		if err := fig.Save(o.plot); err != nil {
-			return err
+		// With --count the plot is drawn once, after the last run (or
+		// an interrupted one), from every run: their median and range.
+		a.plotRuns = append(a.plotRuns, run)
+		if a.index+1 >= max(a.count, 1) || stopped != nil {
+			fig, err := report.RunsFigure(a.plotRuns)
+			if err == nil {
+				err = fig.Save(o.plot)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return stopped

@@ -32,11 +32,20 @@ type result struct {
 // pgasbench runs the program in-process with env as its whole environment.
 func pgasbench(t *testing.T, env map[string]string, terminal bool, args ...string) result {
 	t.Helper()
+	return runApp(&app{terminal: terminal, lookupEnv: envOf(env)}, args...)
+}
+
+// runApp runs a, its outputs captured.
+func runApp(a *app, args ...string) result {
 	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb, terminal: terminal,
-		lookupEnv: func(name string) (string, bool) { v, ok := env[name]; return v, ok }}
+	a.stdout, a.stderr = &out, &errb
 	code := a.run(context.Background(), args)
 	return result{code, out.String(), errb.String()}
+}
+
+// envOf is an environment of env's variables only.
+func envOf(env map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) { v, ok := env[name]; return v, ok }
 }
 
 // osuTable parses OSU text: the "# " header lines (OSU's before the rows,

@@ -155,20 +155,54 @@ func (a *app) repeat(ctx context.Context, cmd *command, o *options, p *procFlags
 // seed the run used (cfg resolved), the flags given, the environment's
 // PGAS_* variables, the run's place in --count and the provenance.
 func (a *app) record(cfg pgas.Config, s *report.Setup) {
-	if c, err := cfg.Resolve(); err == nil {
-		s.Seed = c.Seed
-	}
+	s.Seed = seedUsed(cfg)
 	s.Flags = maps.Clone(a.flags)
-	s.Environment = map[string]string{}
+	s.Environment = a.pgasEnvironment()
+	s.Index, s.Count = a.index, max(a.count, 1)
+	s.Provenance = a.newProvenance()
+}
+
+// seedUsed is the seed a job of cfg runs with: its own, PGAS_SEED's or
+// the default.
+func seedUsed(cfg pgas.Config) uint64 {
+	if c, err := cfg.Resolve(); err == nil {
+		return c.Seed
+	}
+	return cfg.Seed
+}
+
+// pgasEnvironment are the PGAS_* variables of the environment, by name.
+func (a *app) pgasEnvironment() map[string]string {
+	env := map[string]string{}
+	if a.lookupEnv == nil {
+		return env
+	}
 	for _, st := range pgas.Settings() {
 		if v, ok := a.lookupEnv(st.Env); ok && strings.TrimSpace(v) != "" {
-			s.Environment[st.Env] = v
+			env[st.Env] = v
 		}
 	}
-	s.Index, s.Count = a.index, max(a.count, 1)
+	return env
+}
+
+// invocation is what the command line and the environment asked, for the
+// records of the commands that are not benchmarks (ordering, calibrate).
+func (a *app) invocation(o *options) report.Invocation {
+	return report.Invocation{Settings: o.settingsGiven(), Environment: a.pgasEnvironment(), Flags: maps.Clone(a.flags),
+		Args: append([]string{o.cmd.name}, o.args()...)}.Filled()
+}
+
+// newProvenance is the provenance of the command's records: the build,
+// the machine and the command's start, or the app's fixed one (tests
+// whose output must be the same from run to run).
+func (a *app) newProvenance() *report.Provenance {
+	if a.provenance != nil {
+		p := *a.provenance
+		return &p
+	}
 	start := a.start
 	if start.IsZero() {
 		start = time.Now()
 	}
-	s.Provenance = report.NewProvenance(start)
+	return report.NewProvenance(start)
 }

@@ -206,6 +206,10 @@ func runStudy(a *app, ctx context.Context, o *options) error {
 		}
 		return err
 	}
+	// The record: the seed the jobs used, the command line, the
+	// provenance.
+	res.Config.Base.Seed = seedUsed(res.Config.Base)
+	res.Invocation, res.Provenance = a.invocation(o), a.newProvenance()
 	if err := res.Write(a.stdout, f); err != nil {
 		return fmt.Errorf("writing the output: %w", err)
 	}
