@@ -88,38 +88,62 @@ func MsgMultiLat(s Setup, sizes []int) (*Result, error) {
 
 // msgLatencyOf runs MsgLatency's loop on j's pairs.
 func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
+	sizes = s.typedSizes(sizes)
 	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {
+		reps := s.validationReps()
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, true)
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
-			var prep func(k int)
-			if s.Validate {
-				prep = func(k int) { msgFill(send[:size], k) }
+			if s.Buffers == BuffersMultiple {
+				// OSU's -b multiple: buffers of this size, allocated afresh.
+				send, recv = make([]byte, size), make([]byte, size)
 			}
 			k, errs := 0, 0
+			pingPong := func() error {
+				if sender {
+					traceBuffer(size, send[:size])
+					if err := pe.Send(peer, tagData, send[:size]); err != nil {
+						return err
+					}
+					_, err := pe.Recv(peer, tagData, recv[:size])
+					return err
+				}
+				if _, err := pe.Recv(peer, tagData, recv[:size]); err != nil {
+					return err
+				}
+				traceBuffer(size, send[:size])
+				return pe.Send(peer, tagData, send[:size])
+			}
+			var prep func(k int)
+			var prepErr error
+			if s.Validate {
+				// The fill, then -u's untimed repetitions.
+				prep = func(k int) {
+					s.Datatype.fill(send[:size], k)
+					for range reps - 1 {
+						if prepErr == nil {
+							prepErr = pingPong()
+						}
+					}
+				}
+			}
 			var mean float64
 			var samples []float64
 			var err error
 			if peer >= 0 {
-				mean, samples, err = timed(pe, iters, skip, s.Percentiles || s.Validate, 2, prep, func() error {
+				mean, samples, err = timed(pe, iters, skip, s.perIteration() || s.Validate, 2, prep, func() error {
 					defer func() { k++ }()
-					if sender {
-						if err := pe.Send(peer, tagData, send[:size]); err != nil {
-							return err
-						}
-						_, err := pe.Recv(peer, tagData, recv[:size])
+					if prepErr != nil {
+						return prepErr
+					}
+					if err := pingPong(); err != nil {
 						return err
 					}
-					if _, err := pe.Recv(peer, tagData, recv[:size]); err != nil {
-						return err
-					}
-					if err := pe.Send(peer, tagData, send[:size]); err != nil {
-						return err
-					}
-					if s.Validate && !msgCheck(recv[:size], k) {
+					if s.Validate && !sender && len(s.Datatype.check(recv[:size], k, 1)) > 0 {
 						errs++
+						return s.logFailure(pe.Rank(), size, k, recv[:size])
 					}
 					return nil
 				})
@@ -175,6 +199,7 @@ func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender 
 	})
 	if res != nil {
 		res.Validated = s.Validate
+		res.Datatype = s.Datatype.OMBName()
 	}
 	return res, err
 }
@@ -214,12 +239,21 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 	}
 	j := msgJob(name, title, "MB/s", column, sizes, area, all)
 	j.all = all
+	sizes = s.typedSizes(sizes)
+	reps := s.validationReps()
 	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {
 		hs := make([]pgas.Handle, 0, 2*w)
 		ack := make([]byte, 4)
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, false)
 			ns := slots(w, size)
+			switch s.Buffers {
+			case BuffersSingle:
+				ns = 1
+			case BuffersMultiple:
+				// OSU's -b multiple: this size's buffers, allocated afresh.
+				send, recv = make([]byte, ns*size), make([]byte, ns*size)
+			}
 			slot := func(b []byte, x int) []byte {
 				off := (x % ns) * size
 				return b[off : off+size]
@@ -227,25 +261,9 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
-			errs := 0
-			var start time.Duration
-			var samples []float64
-			for k := range iters + skip {
-				if peer < 0 {
-					break
-				}
-				if s.Validate && (sender || both) {
-					for x := range ns {
-						msgFill(slot(send, x), k)
-					}
-				}
-				if k == skip {
-					start = pe.Now()
-				}
-				var t0 time.Duration
-				if s.Percentiles {
-					t0 = pe.Now()
-				}
+			// One window: the receives, the sends, the wait, the
+			// acknowledgement.
+			exchange := func() error {
 				hs = hs[:0]
 				if !sender || both {
 					for x := range w {
@@ -258,6 +276,7 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				}
 				if sender || both {
 					for x := range w {
+						traceBuffer(size, slot(send, x))
 						h, err := pe.Isend(peer, tagData, slot(send, x))
 						if err != nil {
 							return err
@@ -268,29 +287,64 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				if err := pgas.WaitAll(hs...); err != nil {
 					return err
 				}
-				if !both {
-					var err error
-					if sender {
-						_, err = pe.Recv(peer, tagAck, ack)
-					} else {
-						err = pe.Send(peer, tagAck, ack)
+				if both {
+					return nil
+				}
+				if sender {
+					_, err := pe.Recv(peer, tagAck, ack)
+					return err
+				}
+				return pe.Send(peer, tagAck, ack)
+			}
+			keep := s.perIteration() || s.Validate
+			errs := 0
+			var start, sum time.Duration
+			var samples []float64
+			for k := range iters + skip {
+				if peer < 0 {
+					break
+				}
+				if s.Validate && (sender || both) {
+					for x := range ns {
+						s.Datatype.fill(slot(send, x), k)
 					}
-					if err != nil {
+				}
+				// -u's untimed repetitions under -c.
+				for range reps - 1 {
+					if err := exchange(); err != nil {
 						return err
 					}
 				}
-				if s.Percentiles && k >= skip {
-					samples = append(samples, mbps(float64(size*w), pe.Now()-t0))
+				if k == skip {
+					start = pe.Now()
+				}
+				var t0 time.Duration
+				if keep {
+					t0 = pe.Now()
+				}
+				if err := exchange(); err != nil {
+					return err
+				}
+				if keep && k >= skip {
+					d := pe.Now() - t0
+					sum += d
+					samples = append(samples, mbps(float64(size*w), d))
 				}
 				if s.Validate && (!sender || both) {
 					for x := range min(w, ns) {
-						if !msgCheck(slot(recv, x), k) {
+						if b := slot(recv, x); len(s.Datatype.check(b, k, 1)) > 0 {
 							errs++
+							if err := s.logFailure(pe.Rank(), size, k, b); err != nil {
+								return err
+							}
 						}
 					}
 				}
 			}
 			d := pe.Now() - start
+			if keep {
+				d = sum
+			}
 			// The senders' time, averaged over the senders.
 			secs, senders, total, err := senderMean(pe, d.Seconds(), sender && peer >= 0, errs)
 			if err != nil {

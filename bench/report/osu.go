@@ -68,11 +68,20 @@ func Preamble(run *Run) []string {
 	case "fop_latency", "cas_latency", "acc_latency", "atomics", "atomics_many_to_one":
 		datatype = "# Datatype: int64."
 	}
+	if r.Datatype != "" {
+		// OSU's -T: OSU's name of the element type.
+		datatype = "# Datatype: " + r.Datatype + "."
+	}
 	switch layoutOf(r.Benchmark) {
 	case layoutMulti:
 		return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: %d ]", max(run.pes()/2, 1), r.Window), datatype}
 	case layoutOneSided:
-		return []string{title, "# Window creation: symmetric segment (pgas.PE.Alloc)", "# Synchronization: " + syncText(r.Benchmark), datatype}
+		win, sync := "symmetric segment (pgas.PE.Alloc)", syncText(r.Benchmark)
+		if r.WinCreation != "" {
+			// OSU's -w and -s: OSU's names of the choices.
+			win, sync = r.WinCreation, r.Sync
+		}
+		return []string{title, "# Window creation: " + win, "# Synchronization: " + sync, datatype}
 	case layoutCollective:
 		if r.Benchmark == "barrier" {
 			return []string{"", title}
@@ -119,6 +128,22 @@ func WriteOSU(w io.Writer, run *Run) error {
 			fmt.Fprintf(b, "%-*d%*.*f\n", SizeWidth, run.Setup.Variables, FieldWidth, FloatPrecision, p.Value)
 		}
 	default:
+		writeTable(b, run)
+		for _, m := range run.More {
+			fmt.Fprintf(b, "# Datatype: %s.\n", m.Datatype)
+			writeTable(b, &Run{Result: m, Setup: run.Setup})
+		}
+	}
+	for _, l := range HeaderLines(run) {
+		fmt.Fprintf(b, "# %s\n", l)
+	}
+	return b.Flush()
+}
+
+// writeTable prints a size table: the column header and the rows.
+func writeTable(b *bufio.Writer, run *Run) {
+	r := run.Result
+	{
 		cols := Columns(run)
 		sized := r.Benchmark != "barrier"
 		for i, c := range cols {
@@ -147,10 +172,6 @@ func WriteOSU(w io.Writer, run *Run) error {
 			b.WriteByte('\n')
 		}
 	}
-	for _, l := range HeaderLines(run) {
-		fmt.Fprintf(b, "# %s\n", l)
-	}
-	return b.Flush()
 }
 
 // BarrierWidth is the width of OSU's barrier value, which has no size

@@ -29,6 +29,7 @@ type benchFlags struct {
 	op           bool // --op
 	atomics      bool // --filter, --many-to-one
 	plot         bool
+	omb          ombSet // OSU 7.4's further options it takes
 	// title is the OSU title -v prints.
 	title string
 }
@@ -60,13 +61,39 @@ func (bf benchFlags) define(o *options, fs *flag.FlagSet) {
 		fs.StringVar(&o.op, "op", "get", "operation: get or put")
 		fs.BoolVar(&o.twoSided, "two-sided", false, "the two-sided form instead ([ORDERING] Figure 2's POINT_TO_POINT_MESSAGES): each PE posts a window of Irecv from its partner, then a window of Isend to it, and waits for them all; buffers outside the segment, protocols per PGAS_MSG_*")
 	}
+	if bf.title != "" {
+		ombFlags(o, fs, bf.omb)
+	}
 	if bf.atomics {
 		fs.StringVar(&o.filter, "filter", "", "run only the operations whose name contains this (\"fadd\", \"int32\")")
 		fs.IntVar(&o.manyToOne, "many-to-one", 0, "instead, the AMO-cache experiment: every PE off node 0 adds to `N` words of rank 0 (1: cache hits; 8192: misses); defaults 4 nodes x 24 PEs")
 	}
 }
 
+// ombSets are the OSU 7.4 options each benchmark takes, as its OSU
+// counterpart (the one-sided atomics' -w, -s, -c and -T are not done).
+var ombSets = map[string]ombSet{
+	"latency":     ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"bw":          ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
+	"bibw":        ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
+	"mbw_mr":      ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"multi_lat":   ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"put_latency": ombWindow | ombGraph,
+	"get_latency": ombWindow | ombGraph,
+	"put_bw":      ombWindow | ombGraph,
+	"get_bw":      ombWindow | ombGraph,
+	"put_bibw":    ombWindow | ombGraph,
+	"fop_latency": ombGraph,
+	"cas_latency": ombGraph,
+	"acc_latency": ombGraph,
+	"barrier":     ombMemLimit | ombGPU | ombValWarm | ombGraph,
+	"bcast":       ombMemLimit | ombGPU | ombValWarm | ombGraph | ombDDT,
+	"allreduce":   ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace,
+	"alltoall":    ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace | ombDDT,
+}
+
 func benchCommand(name, summary, about string, bf benchFlags) *command {
+	bf.omb = ombSets[name]
 	args := "[flags]"
 	return &command{name: name, summary: summary, args: args, about: about,
 		flags: bf.define, run: func(a *app, ctx context.Context, o *options) error {
@@ -222,6 +249,19 @@ func runBench(a *app, ctx context.Context, o *options) error {
 	}
 	s.Tail, s.Full, s.Validate = o.tail.list, o.full, o.validate
 	s.Context = ctx
+	types, err := o.applyOMB(&s)
+	if err != nil {
+		return err
+	}
+	if o.omb.memLimit != "" || o.cmd.name == "alltoall" {
+		var warnings []string
+		if sizes, warnings, err = o.memLimited(sizes); err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(a.stderr, "pgasbench %s: warning: %s\n", o.cmd.name, w)
+		}
+	}
 	warmup := o.warmup
 	if noWarmup {
 		s.Warmup, warmup = bench.NoWarmup, bench.NoWarmup
@@ -231,6 +271,52 @@ func runBench(a *app, ctx context.Context, o *options) error {
 		Options: o.options.Map(), Settings: o.settingsGiven(), Args: append([]string{o.cmd.name}, o.args()...)}}
 	a.record(s.Config, &run.Setup)
 	var r *bench.Result
+	var more []*bench.Result // -T all: the further types' results
+	for ti, t := range types {
+		s.Datatype = t
+		if ti > 0 {
+			more = append(more, r)
+		}
+		if r, err = runOne(s, o, run, sizes, op); err != nil {
+			break
+		}
+	}
+	if len(more) > 0 {
+		// The first type's table first, as OSU prints them.
+		run.More = append(more[1:], r)
+		r = more[0]
+	}
+	a.endProgress()
+	var stopped error // interrupted: print the points measured, then say so
+	if err != nil {
+		if errors.Is(err, bench.ErrBadSetup) {
+			return usagef("%v", err)
+		}
+		if r == nil || ctx.Err() == nil {
+			return err
+		}
+		stopped = err
+	}
+	if !r.Rank0 {
+		return nil // another process of an MPI launch: rank 0's prints
+	}
+	run.Result = r
+	if err := report.Write(a.stdout, f, run); err != nil {
+		return fmt.Errorf("writing the output: %w", err)
+	}
+	if o.given["G"] {
+		writeGraphs(a.stdout, run)
+	}
+	if o.plot != "" {
+		if err := savePlot(o, run, r); err != nil {
+			return err
+		}
+	}
+	return stopped
+}
+
+// runOne runs the benchmark once (one element type).
+func runOne(s bench.Setup, o *options, run *report.Run, sizes []int, op bench.Op) (r *bench.Result, err error) {
 	switch o.cmd.name {
 	case "latency":
 		r, err = bench.MsgLatency(s, sizes)
@@ -285,44 +371,26 @@ func runBench(a *app, ctx context.Context, o *options) error {
 	case "alltoall":
 		r, err = bench.Collectives(s, bench.Alltoall, sizes)
 	default:
-		return fmt.Errorf("no benchmark %q", o.cmd.name)
+		return nil, fmt.Errorf("no benchmark %q", o.cmd.name)
 	}
-	a.endProgress()
-	var stopped error // interrupted: print the points measured, then say so
-	if err != nil {
-		if errors.Is(err, bench.ErrBadSetup) {
-			return usagef("%v", err)
-		}
-		if r == nil || ctx.Err() == nil {
-			return err
-		}
-		stopped = err
+	return r, err
+}
+
+// savePlot draws --plot.
+func savePlot(o *options, run *report.Run, r *bench.Result) error {
+	var fig *report.Figure
+	switch {
+	case run.Atomics != nil:
+		fig = report.AtomicsFigure(r, run.Atomics)
+	case o.manyToOne > 0:
+		fig = &report.Figure{Title: fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase()),
+			XLabel: "Variables", YLabel: "Million operations per second (Mops/s)",
+			Bars: []report.Bar{{Label: fmt.Sprint(o.manyToOne), Value: r.Points[0].Value}}}
+	default:
+		fig = report.ResultFigure(r)
+		fig.Title = fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase())
 	}
-	if !r.Rank0 {
-		return nil // another process of an MPI launch: rank 0's prints
-	}
-	run.Result = r
-	if err := report.Write(a.stdout, f, run); err != nil {
-		return fmt.Errorf("writing the output: %w", err)
-	}
-	if o.plot != "" {
-		var fig *report.Figure
-		switch {
-		case run.Atomics != nil:
-			fig = report.AtomicsFigure(r, run.Atomics)
-		case o.manyToOne > 0:
-			fig = &report.Figure{Title: fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase()),
-				XLabel: "Variables", YLabel: "Million operations per second (Mops/s)",
-				Bars: []report.Bar{{Label: fmt.Sprint(o.manyToOne), Value: r.Points[0].Value}}}
-		default:
-			fig = report.ResultFigure(r)
-			fig.Title = fmt.Sprintf("%s (%s, %s)", r.Title, r.Conduit, r.TimeBase())
-		}
-		if err := fig.Save(o.plot); err != nil {
-			return err
-		}
-	}
-	return stopped
+	return fig.Save(o.plot)
 }
 
 // args is the command line the options came from, for the record.

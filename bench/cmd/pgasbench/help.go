@@ -85,9 +85,19 @@ func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 	fs := o.flagSet()
 	new(procFlags).define(fs, counted(cmd))
 	hasSet := false
+	// OSU's long names ("same as -x") go on their short flag's line.
+	long := map[string]string{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if short, ok := strings.CutPrefix(f.Usage, "same as -"); ok && len(short) == 1 && fs.Lookup(short) != nil {
+			long[short] = f.Name
+		}
+	})
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "set" {
 			hasSet = true
+		}
+		if short, ok := strings.CutPrefix(f.Usage, "same as -"); ok && long[short] == f.Name {
+			return
 		}
 		dash := "--"
 		if len(f.Name) == 1 {
@@ -95,6 +105,9 @@ func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 		}
 		valName, usage := flag.UnquoteUsage(f)
 		line := "  " + dash + f.Name
+		if l := long[f.Name]; l != "" {
+			line += ", --" + l
+		}
 		if valName != "" {
 			line += " " + valName
 		}
