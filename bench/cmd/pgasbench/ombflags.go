@@ -30,8 +30,8 @@ const (
 // ombExtra holds the values of those options.
 type ombExtra struct {
 	buffers, dtype, win, sync, memLimit, testCalls, graph, ddt string
-	valWarmup                                                   int
-	inPlace                                                     bool
+	valWarmup                                                  int
+	inPlace                                                    bool
 	// Options of OSU's that cannot apply to gopgas: given, they are
 	// refused.
 	accel, arraySize, papi string
