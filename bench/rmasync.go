@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gopgas/gopgas/internal/transport"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -177,11 +178,14 @@ func (e *epochs) raise(rank int, w int64) error {
 
 // await waits until this PE's word w reaches e.n.
 func (e *epochs) await(w int64, what string) error {
-	p := pgas.Ptr[uint64](e.pe.Rank(), e.flags+8*w)
-	return e.pe.WaitUntil(what, func() bool {
-		v, err := pgas.AtomicLoad(e.pe, p)
-		return err != nil || v >= e.n
-	})
+	// The word is read in place, atomically, as pgas.Lock spins on its
+	// own: a remote atomic in the condition would not let the network
+	// progress.
+	words, err := e.pe.Local(e.flags, 16)
+	if err != nil {
+		return err
+	}
+	return e.pe.WaitUntil(what, func() bool { return transport.LoadWord(words, 8*w, 8) >= e.n })
 }
 
 // origin runs one epoch at the origin: ops issues its operations the

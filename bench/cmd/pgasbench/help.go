@@ -105,11 +105,11 @@ func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 		}
 		valName, usage := flag.UnquoteUsage(f)
 		line := "  " + dash + f.Name
-		if l := long[f.Name]; l != "" {
-			line += ", --" + l
-		}
 		if valName != "" {
 			line += " " + valName
+		}
+		if l := long[f.Name]; l != "" {
+			line += ", --" + l
 		}
 		fmt.Fprintln(b, line)
 		if def := f.DefValue; def != "" && def != "0" && def != "false" && !strings.Contains(usage, "(default") {
