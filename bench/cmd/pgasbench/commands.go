@@ -304,8 +304,13 @@ func runBench(a *app, ctx context.Context, o *options) error {
 	if err := report.Write(a.stdout, f, run); err != nil {
 		return fmt.Errorf("writing the output: %w", err)
 	}
-	if o.given["G"] {
+	switch {
+	case o.omb.graph == "tty":
 		writeGraphs(a.stdout, run)
+	case o.omb.graph != "":
+		if _, err := saveGraphs(run, o.omb.graph); err != nil {
+			return err
+		}
 	}
 	if o.plot != "" {
 		if err := savePlot(o, run, r); err != nil {

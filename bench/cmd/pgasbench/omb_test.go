@@ -294,3 +294,25 @@ func TestOMBValidationLogClean(t *testing.T) {
 		t.Errorf("%s made though every buffer passed: %v", dir, err)
 	}
 }
+
+// -G png and pdf: files named as OSU's in the current directory.
+func TestOMBGraphFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, g := range []struct {
+		format string
+		files  []string
+	}{
+		{"png", []string{"osu_put_latency-1.png", "osu_put_latency-2.png"}},
+		{"pdf", []string{"osu_put_latency.pdf"}},
+	} {
+		r := pgasbench(t, nil, false, "put_latency", "-m", "1:2", "-i", "4", "-x", "0", "-G", g.format, "--conduit", "gemini")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("-G %s: status %d, stderr %q", g.format, r.code, r.stderr)
+		}
+		for _, f := range g.files {
+			if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+				t.Errorf("-G %s: %s: %v", g.format, f, err)
+			}
+		}
+	}
+}

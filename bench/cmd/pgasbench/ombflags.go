@@ -119,7 +119,7 @@ func ombFlags(o *options, fs *flag.FlagSet, set ombSet) {
 		both(&x.testCalls, "t", "num-test-calls", "", "accepted and ignored, as OSU's blocking point-to-point tests do (it sets the test calls of non-blocking collectives and the threads of the multi-threaded tests)")
 	}
 	if set&ombGraph != 0 {
-		both(&x.graph, "G", "graph", "", "draw the per-iteration values of every size: tty (an ASCII chart after the rows), png or pdf (a file per size in the current directory, named as OSU's); the clock is then read around every iteration")
+		both(&x.graph, "G", "graph", "", "draw the per-iteration values of every size against the iteration, as OSU: tty (an ASCII chart per size after the output), png (osu_NAME-SIZE.png per size) or pdf (osu_NAME.pdf, a page per size), the files in the current directory; the clock is then read around every iteration")
 	}
 	if set&ombDDT != 0 {
 		both(&x.ddt, "D", "ddt", "", "not implemented in gopgas's benchmarks: refused")
