@@ -184,3 +184,26 @@ func TestDatatypes(t *testing.T) {
 	_, err := bench.ParseDatatype("mpi_double")
 	assert.ErrorContains(t, err, `"mpi_double"`)
 }
+
+// The atomic latency tests under every synchronization: -c finds the
+// target word as the operations left it; -T mpi_int runs on an int32.
+func TestAtomicSyncAndValidation(t *testing.T) {
+	for _, kind := range []bench.SyncKind{bench.SyncFlush, bench.SyncLock, bench.SyncLockAll, bench.SyncPSCW, bench.SyncFence} {
+		for _, name := range []string{"fop_latency", "cas_latency", "acc_latency"} {
+			s := quick("gemini")
+			s.Sync, s.Validate = kind, true
+			if kind == bench.SyncFence {
+				s.Datatype = bench.Int
+			}
+			r, err := bench.AtomicLatency(s, name)
+			require.NoError(t, err, "%s %s", name, kind.OMBName())
+			require.Len(t, r.Points, 1)
+			assert.Zero(t, r.Points[0].Errors, "%s %s", name, kind.OMBName())
+			assert.Equal(t, map[bool]int{true: 4, false: 8}[kind == bench.SyncFence], r.Points[0].Size)
+		}
+	}
+	s := quick("smp")
+	s.Datatype = bench.Float
+	_, err := bench.AtomicLatency(s, "fop_latency")
+	assert.ErrorIs(t, err, bench.ErrBadSetup)
+}

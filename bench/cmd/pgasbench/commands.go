@@ -71,7 +71,7 @@ func (bf benchFlags) define(o *options, fs *flag.FlagSet) {
 }
 
 // ombSets are the OSU 7.4 options each benchmark takes, as its OSU
-// counterpart (the one-sided atomics' -w, -s, -c and -T are not done).
+// counterpart.
 var ombSets = map[string]ombSet{
 	"latency":     ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
 	"bw":          ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
@@ -83,9 +83,9 @@ var ombSets = map[string]ombSet{
 	"put_bw":      ombWindow | ombGraph,
 	"get_bw":      ombWindow | ombGraph,
 	"put_bibw":    ombWindow | ombGraph,
-	"fop_latency": ombGraph,
-	"cas_latency": ombGraph,
-	"acc_latency": ombGraph,
+	"fop_latency": ombWindow | ombType | ombGraph,
+	"cas_latency": ombWindow | ombType | ombGraph,
+	"acc_latency": ombWindow | ombType | ombGraph,
 	"barrier":     ombMemLimit | ombGPU | ombValWarm | ombGraph,
 	"bcast":       ombMemLimit | ombGPU | ombValWarm | ombGraph | ombDDT,
 	"allreduce":   ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace,
@@ -161,11 +161,11 @@ func init() {
 			benchFlags{lo: 1, hi: p2pMax, window: 1, unregistered: true, op: true, plot: true}),
 		benchCommand("fop_latency", "fetch-and-add latency (osu_fop_latency)",
 			"Rank 0 runs a blocking fetching add on an int64 of rank n/2, repeatedly; microseconds per operation, one row of 8 bytes, OSU's latency iterations.",
-			titled(benchFlags{plot: true}, "OSU gopgas Fetch_and_op latency Test")),
+			titled(benchFlags{plot: true, validate: true}, "OSU gopgas Fetch_and_op latency Test")),
 		benchCommand("cas_latency", "compare-and-swap latency (osu_cas_latency)",
-			"As fop_latency with a compare-and-swap.", titled(benchFlags{plot: true}, "OSU gopgas Compare_and_swap latency Test")),
+			"As fop_latency with a compare-and-swap.", titled(benchFlags{plot: true, validate: true}, "OSU gopgas Compare_and_swap latency Test")),
 		benchCommand("acc_latency", "atomic add latency (osu_acc_latency)",
-			"As fop_latency with a non-fetching atomic add (MPI_Accumulate's sum).", titled(benchFlags{plot: true}, "OSU gopgas Accumulate latency Test")),
+			"As fop_latency with a non-fetching atomic add (MPI_Accumulate's sum).", titled(benchFlags{plot: true, validate: true}, "OSU gopgas Accumulate latency Test")),
 		benchCommand("atomics", "atomic operations: rate and latency per operation and type",
 			"Rank 0 runs every atomic operation of the runtime on every type (int64, uint64, int32, uint32, float64) on a word of rank n/2: the latency of a blocking operation (us) and the rate of windows of non-blocking ones (million ops/s), as osu_oshm_atomics. --many-to-one N runs the AMO-cache experiment of [GEMINI-HOTI] Figure 9 instead.",
 			benchFlags{window: bench.DefaultWindow, atomics: true, plot: true}),

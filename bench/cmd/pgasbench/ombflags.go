@@ -186,6 +186,9 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 			}
 			types = []bench.Datatype{t}
 		}
+		if strings.HasSuffix(o.cmd.name, "_latency") && o.cmd.name != "latency" && (len(types) != 1 || types[0] != bench.Int) {
+			return nil, usagef("-T %s: pgas's atomics are on 32- and 64-bit words: only mpi_int (int32) maps; without -T the word is an int64", x.dtype)
+		}
 	}
 	if o.given["w"] {
 		if s.Win, err = bench.ParseWinKind(x.win); err != nil {
