@@ -86,23 +86,11 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 				}
 			}
 			keep := s.perIteration() || validate
-			errs := 0
-			var start, sum time.Duration
-			var samples []float64
-			for k := range iters + skip {
-				if validate {
-					collFill(pe, c, k, size, in, bin)
-				}
-				if k == skip {
-					if err := pe.Barrier(); err != nil {
-						return err
-					}
-					start = pe.Now()
-				}
-				var t0 time.Duration
-				if keep {
-					t0 = pe.Now()
-				}
+			reps := 1
+			if validate {
+				reps = s.validationReps()
+			}
+			op := func() error {
 				var err error
 				switch c {
 				case Barrier:
@@ -114,7 +102,6 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 					if s.InPlace {
 						// MPI_IN_PLACE: the sum overwrites the input.
 						err = pgas.Allreduce(w, pgas.Sum, in[:m], in[:m])
-						copy(out[:m], in[:m])
 					} else {
 						err = pgas.Allreduce(w, pgas.Sum, in[:m], out[:m])
 					}
@@ -130,6 +117,33 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 						err = pgas.Alltoall(w, bin[:size*n], bout[:size*n])
 					}
 				}
+				return err
+			}
+			errs := 0
+			var start, sum time.Duration
+			var samples []float64
+			for k := range iters + skip {
+				if validate {
+					collFill(pe, c, k, size, in, bin)
+				}
+				if k == skip {
+					if err := pe.Barrier(); err != nil {
+						return err
+					}
+					start = pe.Now()
+				}
+				// -u's untimed repetitions under -c, each on fresh input.
+				for range reps - 1 {
+					if err := op(); err != nil {
+						return err
+					}
+					collFill(pe, c, k, size, in, bin)
+				}
+				var t0 time.Duration
+				if keep {
+					t0 = pe.Now()
+				}
+				err := op()
 				if err != nil {
 					return err
 				}
@@ -138,7 +152,11 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 					sum += d
 					samples = append(samples, us(d))
 				}
-				if validate && !collValid(pe, c, k, size, out, bin, bout) {
+				result := out
+				if s.InPlace {
+					result = in // the in-place sum
+				}
+				if validate && !collValid(pe, c, k, size, result, bin, bout) {
 					errs++
 				}
 			}

@@ -207,3 +207,19 @@ func TestAtomicSyncAndValidation(t *testing.T) {
 	_, err := bench.AtomicLatency(s, "fop_latency")
 	assert.ErrorIs(t, err, bench.ErrBadSetup)
 }
+
+// -u in the collectives: the untimed repetitions run on fresh input, so
+// that validation still passes, in place or not.
+func TestCollectiveValidationWarmup(t *testing.T) {
+	for _, inPlace := range []bool{false, true} {
+		s := quick("smp")
+		s.Validate, s.ValidationWarmup, s.InPlace, s.Nodes, s.PPN = true, 2, inPlace, 1, 3
+		for _, c := range []bench.Collective{bench.Broadcast, bench.Allreduce, bench.Alltoall} {
+			r, err := bench.Collectives(s, c, []int{8, 32})
+			require.NoError(t, err)
+			for _, p := range r.Points {
+				assert.Zero(t, p.Errors, "%s %d in place %v", c, p.Size, inPlace)
+			}
+		}
+	}
+}
