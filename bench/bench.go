@@ -111,6 +111,10 @@ type Setup struct {
 	// InPlace is OSU's -l: the collective's result overwrites its input
 	// (MPI_IN_PLACE).
 	InPlace bool
+	// Layout, when not nil, is OSU's -D for the two-sided tests: the
+	// messages carry the layout's bytes, packed and unpacked by the
+	// benchmark in the time (see Layout). It excludes Validate, as OSU's.
+	Layout *Layout
 	// Graph keeps every per-iteration figure in Point.Samples (OSU's -G);
 	// the clock is then read around every iteration.
 	Graph bool
@@ -192,6 +196,9 @@ type Point struct {
 	// Errors counts the received buffers that failed validation, when
 	// Result.Validated.
 	Errors int
+	// Transmit is the bytes a message carried under Setup.Layout (OSU's
+	// Transmit Size).
+	Transmit int
 	// Samples are the per-iteration figures, in order, when Setup.Graph
 	// asked for them (rank 0's).
 	Samples []float64
@@ -228,6 +235,8 @@ type Result struct {
 	// Validated: the received data was checked and Point.Errors counts
 	// the failures (OSU's -c).
 	Validated bool
+	// DDT: the points carry Transmit (OSU's -D).
+	DDT bool
 	// Datatype, WinCreation and Sync are what OSU's preamble says of the
 	// element type ("MPI_CHAR"), the window's creation and its
 	// synchronization ("MPI_Win_flush"), when the benchmark has them.

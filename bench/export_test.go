@@ -22,3 +22,15 @@ func SetWinTrace(f func(kind WinKind, buf []byte, pinned bool)) (restore func())
 	winTrace = f
 	return func() { winTrace = old }
 }
+
+// RoundTrip packs src's layout as a sender would and unpacks the message
+// into a zeroed buffer as the receiver would; it returns the message and
+// the buffer.
+func RoundTrip(l *Layout, src []byte) (msg, dst []byte) {
+	d := Setup{Layout: l}.ddt(len(src))
+	msg = append([]byte(nil), d.packed(src)...)
+	dst = make([]byte, len(src))
+	copy(d.incoming(dst), msg)
+	d.unpacked(dst)
+	return msg, dst
+}

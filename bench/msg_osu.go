@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gopgas/gopgas/pgas"
@@ -101,20 +102,27 @@ func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
 				send, recv = make([]byte, size), make([]byte, size)
 			}
 			k, errs := 0, 0
+			dt := s.ddt(size)
+			out := func() error {
+				traceBuffer(size, send[:size])
+				return pe.Send(peer, tagData, dt.packed(send[:size]))
+			}
+			in := func() error {
+				_, err := pe.Recv(peer, tagData, dt.incoming(recv[:size]))
+				dt.unpacked(recv[:size])
+				return err
+			}
 			pingPong := func() error {
 				if sender {
-					traceBuffer(size, send[:size])
-					if err := pe.Send(peer, tagData, send[:size]); err != nil {
+					if err := out(); err != nil {
 						return err
 					}
-					_, err := pe.Recv(peer, tagData, recv[:size])
+					return in()
+				}
+				if err := in(); err != nil {
 					return err
 				}
-				if _, err := pe.Recv(peer, tagData, recv[:size]); err != nil {
-					return err
-				}
-				traceBuffer(size, send[:size])
-				return pe.Send(peer, tagData, send[:size])
+				return out()
 			}
 			var prep func(k int)
 			var prepErr error
@@ -154,6 +162,9 @@ func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
 			if err := s.addPoint(pe, r, size, iters, mean, sender, samples, errs); err != nil {
 				return err
 			}
+			if pe.Rank() == 0 && dt != nil {
+				r.Points[len(r.Points)-1].Transmit = dt.transmit
+			}
 			s.progress(pe, i, len(sizes))
 		}
 		return nil
@@ -181,6 +192,9 @@ func (s Setup) addPoint(pe *pgas.PE, r *Result, size, iters int, mean float64, s
 // the other PEs get peer -1. send and recv are the PE's buffers, as large
 // as j asks.
 func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error) (*Result, error) {
+	if s.Layout != nil && s.Validate {
+		return nil, fmt.Errorf("%w: %s: a derived datatype (%s) does not support validation, as OSU's", ErrBadSetup, j.name, s.Layout.Spec)
+	}
 	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		send, recv := make([]byte, j.private/2), make([]byte, j.private/2)
 		half, rank := pe.Size()/2, pe.Rank()
@@ -200,6 +214,7 @@ func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender 
 	if res != nil {
 		res.Validated = s.Validate
 		res.Datatype = s.Datatype.OMBName()
+		res.DDT = s.Layout != nil
 	}
 	return res, err
 }
@@ -261,13 +276,18 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
+			// Under -D, a packed message per slot, each way.
+			dts, dtr := make([]*ddtBuffer, ns), make([]*ddtBuffer, ns)
+			for x := range ns {
+				dts[x], dtr[x] = s.ddt(size), s.ddt(size)
+			}
 			// One window: the receives, the sends, the wait, the
 			// acknowledgement.
 			exchange := func() error {
 				hs = hs[:0]
 				if !sender || both {
 					for x := range w {
-						h, err := pe.Irecv(peer, tagData, slot(recv, x), nil)
+						h, err := pe.Irecv(peer, tagData, dtr[x%ns].incoming(slot(recv, x)), nil)
 						if err != nil {
 							return err
 						}
@@ -277,7 +297,7 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				if sender || both {
 					for x := range w {
 						traceBuffer(size, slot(send, x))
-						h, err := pe.Isend(peer, tagData, slot(send, x))
+						h, err := pe.Isend(peer, tagData, dts[x%ns].packed(slot(send, x)))
 						if err != nil {
 							return err
 						}
@@ -286,6 +306,11 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				}
 				if err := pgas.WaitAll(hs...); err != nil {
 					return err
+				}
+				if !sender || both {
+					for x := range min(w, ns) {
+						dtr[x].unpacked(slot(recv, x))
+					}
 				}
 				if both {
 					return nil
@@ -297,6 +322,10 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				return pe.Send(peer, tagAck, ack)
 			}
 			keep := s.perIteration() || s.Validate
+			moved := size // the bytes a message carries
+			if s.Layout != nil {
+				moved = s.Layout.Transmit(size)
+			}
 			errs := 0
 			var start, sum time.Duration
 			var samples []float64
@@ -328,7 +357,7 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				if keep && k >= skip {
 					d := pe.Now() - t0
 					sum += d
-					samples = append(samples, mbps(float64(size*w), d))
+					samples = append(samples, mbps(float64(moved*w), d))
 				}
 				if s.Validate && (!sender || both) {
 					for x := range min(w, ns) {
@@ -356,7 +385,10 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 					msgs *= 2
 				}
 				t := time.Duration(secs * float64(time.Second))
-				p := Point{Size: size, Value: mbps(float64(size)*msgs, t), Iterations: iters, Errors: total}
+				p := Point{Size: size, Value: mbps(float64(moved)*msgs, t), Iterations: iters, Errors: total}
+				if s.Layout != nil {
+					p.Transmit = moved
+				}
 				if t > 0 {
 					p.Rate = msgs / t.Seconds()
 				}

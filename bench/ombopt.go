@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -210,5 +211,175 @@ var bufferTrace func(size int, buf []byte)
 func traceBuffer(size int, buf []byte) {
 	if bufferTrace != nil {
 		bufferTrace(size, buf)
+	}
+}
+
+// Layout is OSU's -D, a derived datatype of the two-sided tests. gopgas
+// has no datatypes: as an MPI library does for a non-contiguous layout
+// over shared memory, the sender packs the layout's bytes of its buffer
+// into a contiguous message and the receiver unpacks the message into
+// the same layout of its own; the benchmark's packing and unpacking are
+// timed with the transfer. The message carries the layout's bytes only
+// (OSU's Transmit Size), which the bandwidths count.
+type Layout struct {
+	// Spec is the -D text: "cont", "vect:STRIDE:BLOCK" or "indx:FILE".
+	Spec string
+	// Stride and Block are the vector's: a block of Block bytes every
+	// Stride bytes, size/Stride blocks (MPI_Type_vector on bytes).
+	Stride, Block int
+	// Blocks are the indexed layout's displacement and length in bytes,
+	// one per line of the file (MPI_Type_indexed).
+	Blocks [][2]int
+	vector bool
+}
+
+// ParseLayout parses -D's value; read reads an indexed layout's file,
+// whose lines are "DISPLACEMENT,LENGTH" ("#" lines are comments).
+func ParseLayout(spec string, read func(name string) ([]byte, error)) (*Layout, error) {
+	kind, rest, _ := strings.Cut(spec, ":")
+	l := &Layout{Spec: spec}
+	switch kind {
+	case "cont":
+		if rest != "" {
+			return nil, fmt.Errorf("bench: layout %q: cont takes no arguments", spec)
+		}
+	case "vect":
+		var err1, err2 error
+		a, b, ok := strings.Cut(rest, ":")
+		l.Stride, err1 = atoiPositive(a)
+		l.Block, err2 = atoiPositive(b)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("bench: layout %q: want vect:STRIDE:BLOCK, both at least 1", spec)
+		}
+		l.vector = true
+	case "indx":
+		if rest == "" {
+			return nil, fmt.Errorf("bench: layout %q: want indx:FILE", spec)
+		}
+		text, err := read(rest)
+		if err != nil {
+			return nil, fmt.Errorf("bench: layout %q: %w", spec, err)
+		}
+		for n, line := range strings.Split(string(text), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			d, ln, ok := strings.Cut(line, ",")
+			disp, err1 := strconv.Atoi(strings.TrimSpace(d))
+			length, err2 := strconv.Atoi(strings.TrimSpace(ln))
+			if !ok || err1 != nil || err2 != nil || disp < 0 || length < 1 {
+				return nil, fmt.Errorf("bench: layout %q: line %d %q: want DISPLACEMENT,LENGTH (at least 0 and 1)", spec, n+1, line)
+			}
+			l.Blocks = append(l.Blocks, [2]int{disp, length})
+		}
+		if len(l.Blocks) == 0 {
+			return nil, fmt.Errorf("bench: layout %q: no blocks", spec)
+		}
+	default:
+		return nil, fmt.Errorf("bench: layout %q: want cont, vect:STRIDE:BLOCK or indx:FILE", spec)
+	}
+	return l, nil
+}
+
+// atoiPositive parses a decimal integer of at least 1.
+func atoiPositive(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("bad number %q", s)
+	}
+	return n, nil
+}
+
+// spans are the layout's blocks in a buffer of size bytes (offset,
+// length), those beyond it cut at its end.
+func (l *Layout) spans(size int) [][2]int {
+	var out [][2]int
+	add := func(off, n int) {
+		n = min(n, size-off)
+		if off < size && n > 0 {
+			out = append(out, [2]int{off, n})
+		}
+	}
+	switch {
+	case l.vector:
+		for i := range size / l.Stride {
+			add(i*l.Stride, l.Block)
+		}
+	case len(l.Blocks) > 0:
+		for _, b := range l.Blocks {
+			add(b[0], b[1])
+		}
+	default:
+		add(0, size)
+	}
+	return out
+}
+
+// Transmit is the bytes a message of size bytes carries: the layout's.
+func (l *Layout) Transmit(size int) int {
+	n := 0
+	for _, s := range l.spans(size) {
+		n += s[1]
+	}
+	return n
+}
+
+// pack copies the spans of src into msg, contiguous.
+func pack(msg, src []byte, spans [][2]int) {
+	at := 0
+	for _, s := range spans {
+		at += copy(msg[at:], src[s[0]:s[0]+s[1]])
+	}
+}
+
+// unpack copies msg into the spans of dst.
+func unpack(dst, msg []byte, spans [][2]int) {
+	at := 0
+	for _, s := range spans {
+		at += copy(dst[s[0]:s[0]+s[1]], msg[at:])
+	}
+}
+
+// ddtBuffer is one message's packing under -D: the layout's spans of a
+// size and the contiguous message. A nil ddtBuffer sends the buffer as
+// it is.
+type ddtBuffer struct {
+	spans    [][2]int
+	msg      []byte
+	transmit int
+}
+
+// ddt is a message's packing for a size, nil without a layout.
+func (s Setup) ddt(size int) *ddtBuffer {
+	if s.Layout == nil {
+		return nil
+	}
+	spans := s.Layout.spans(size)
+	t := s.Layout.Transmit(size)
+	return &ddtBuffer{spans: spans, msg: make([]byte, t), transmit: t}
+}
+
+// packed is what to send for buf: buf itself, or its layout packed.
+func (d *ddtBuffer) packed(buf []byte) []byte {
+	if d == nil {
+		return buf
+	}
+	pack(d.msg, buf, d.spans)
+	return d.msg
+}
+
+// incoming is where to receive buf's message: buf, or the packed message.
+func (d *ddtBuffer) incoming(buf []byte) []byte {
+	if d == nil {
+		return buf
+	}
+	return d.msg
+}
+
+// unpacked spreads a received packed message into buf's layout.
+func (d *ddtBuffer) unpacked(buf []byte) {
+	if d != nil {
+		unpack(buf, d.msg, d.spans)
 	}
 }

@@ -223,3 +223,42 @@ func TestCollectiveValidationWarmup(t *testing.T) {
 		}
 	}
 }
+
+// -D: the sender packs the layout's bytes, the receiver unpacks them into
+// the same places; the message carries the layout's bytes only.
+func TestLayouts(t *testing.T) {
+	src := []byte("abcdefghijklmnop")
+	file := filepath.Join(t.TempDir(), "indx")
+	require.NoError(t, os.WriteFile(file, []byte("# displacement,length\n0,2\n5, 3\n14,4\n"), 0o644))
+	for _, tc := range []struct {
+		spec, msg, dst string
+	}{
+		{"cont", "abcdefghijklmnop", "abcdefghijklmnop"},
+		{"vect:4:2", "abefijmn", "ab..ef..ij..mn.."},
+		{"vect:8:3", "abcijk", "abc.....ijk....."},
+		{"indx:" + file, "abfghop", "ab...fgh......op"},
+	} {
+		l, err := bench.ParseLayout(tc.spec, os.ReadFile)
+		require.NoError(t, err, tc.spec)
+		msg, dst := bench.RoundTrip(l, src)
+		assert.Equal(t, tc.msg, string(msg), tc.spec)
+		assert.Equal(t, tc.dst, strings.ReplaceAll(string(dst), "\x00", "."), tc.spec)
+		assert.Equal(t, len(tc.msg), l.Transmit(len(src)), tc.spec)
+	}
+	for _, bad := range []string{"vect:0:2", "vect:4", "cont:1", "indx:", "strided:2", "indx:" + file + "x"} {
+		_, err := bench.ParseLayout(bad, os.ReadFile)
+		assert.Error(t, err, bad)
+	}
+	// A run: the points carry the transmit size, which the bandwidth
+	// counts; validation is refused, as OSU's.
+	l, _ := bench.ParseLayout("vect:4:1", os.ReadFile)
+	s := quick("gemini")
+	s.Layout = l
+	r, err := bench.MsgBW(s, []int{64, 256})
+	require.NoError(t, err)
+	assert.True(t, r.DDT)
+	assert.Equal(t, []int{16, 64}, []int{r.Points[0].Transmit, r.Points[1].Transmit})
+	s.Validate = true
+	_, err = bench.MsgLatency(s, []int{8})
+	assert.ErrorIs(t, err, bench.ErrBadSetup)
+}

@@ -204,10 +204,11 @@ func number(name, key string, v func(p bench.Point) float64) Column {
 // Columns are the value columns of a run's size table, in OSU's order:
 // the value; the message rate for the multi-pair tests; with -f (the
 // collectives) the minimum and maximum over PEs and the iterations; with
-// -c the validation's Pass or Fail; with -z one column per percentile.
-func Columns(run *Run) []Column {
+// -c the validation's Pass or Fail; with -z one column per percentile;
+// with -D the Transmit Size.
+func Columns(run *Run) (cols []Column) {
 	r := run.Result
-	cols := []Column{number(r.Column, "value", func(p bench.Point) float64 { return p.Value })}
+	cols = []Column{number(r.Column, "value", func(p bench.Point) float64 { return p.Value })}
 	if hasRate(r) {
 		cols = append(cols, number("Messages/s", "rate", func(p bench.Point) float64 { return p.Rate }))
 	}
@@ -229,6 +230,14 @@ func Columns(run *Run) []Column {
 				return "Fail"
 			}})
 	}
+	defer func() {
+		if r.DDT {
+			// OSU's -D: the bytes a message carried, last.
+			cols = append(cols, Column{Name: "Transmit Size", Key: "transmit", Width: FieldWidth,
+				Value: func(p bench.Point) float64 { return float64(p.Transmit) },
+				Text:  func(p bench.Point) string { return fmt.Sprint(p.Transmit) }})
+		}
+	}()
 	tail := "Tail BW(" + r.Unit + ")"
 	if r.Unit == "us" {
 		tail = "Tail Lat(us)"

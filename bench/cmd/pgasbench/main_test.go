@@ -135,7 +135,7 @@ func TestUsageErrors(t *testing.T) {
 		{"latency", "-T", "mpi_double"},
 		{"latency", "-u", "-1", "-c"},
 		{"latency", "-G", "svg"},
-		{"latency", "-D", "cont"},
+		{"latency", "-D", "indx:no-such-file"},
 		{"latency", "-P", "PAPI_TOT_INS"},
 		{"latency", "-I"},
 		{"latency", "-d", "cuda"},

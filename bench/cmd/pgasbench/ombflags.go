@@ -122,7 +122,7 @@ func ombFlags(o *options, fs *flag.FlagSet, set ombSet) {
 		both(&x.graph, "G", "graph", "", "draw the per-iteration values of every size against the iteration, as OSU: tty (an ASCII chart per size after the output), png (osu_NAME-SIZE.png per size) or pdf (osu_NAME.pdf, a page per size), the files in the current directory; the clock is then read around every iteration")
 	}
 	if set&ombDDT != 0 {
-		both(&x.ddt, "D", "ddt", "", "not implemented in gopgas's benchmarks: refused")
+		both(&x.ddt, "D", "ddt", "", "a non-contiguous layout `TYPE[:ARGS]` of the message's bytes, as OSU's derived datatypes: cont, vect:STRIDE:BLOCK (a block of BLOCK bytes every STRIDE bytes) or indx:FILE (a DISPLACEMENT,LENGTH line per block); gopgas has no datatypes, so the sender packs the layout into a contiguous message and the receiver unpacks it, as an MPI library does over shared memory, both in the time; adds OSU's Transmit Size column (the bytes a message carries, which the bandwidth counts); not with -c")
 	}
 	if set&ombGPU != 0 {
 		both(&x.arraySize, "a", "array-size", "", "not applicable (GPU arrays): refused")
@@ -149,7 +149,6 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 		{"d", "accelerator", x.accel, "gopgas has no accelerator (GPU) memory"},
 		{"a", "array-size", x.arraySize, "it sizes GPU arrays, and gopgas has no accelerator memory"},
 		{"P", "papi", x.papi, "gopgas reads no PAPI hardware counters"},
-		{"D", "ddt", x.ddt, "derived datatypes are not implemented in gopgas's benchmarks"},
 	} {
 		if o.given[na.short] || o.given[na.long] {
 			return nil, usagef("-%s %s: does not apply to gopgas: %s", na.short, na.value, na.why)
@@ -157,6 +156,17 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 	}
 	if x.session {
 		return nil, usagef("-I: does not apply to gopgas: MPI sessions choose how MPI starts, and gopgas starts its PEs itself")
+	}
+	if o.given["D"] {
+		if s.Layout, err = bench.ParseLayout(x.ddt, os.ReadFile); err != nil {
+			return nil, usagef("-D %s: %v", x.ddt, strings.TrimPrefix(err.Error(), "bench: "))
+		}
+		if o.validate {
+			return nil, usagef("-D %s: a derived datatype does not support validation (-c), as OSU's", x.ddt)
+		}
+		if o.given["T"] && x.dtype != "mpi_char" {
+			return nil, usagef("-D %s: the layout is in bytes (MPI_CHAR), as OSU's; -T %s does not combine with it", x.ddt, x.dtype)
+		}
 	}
 	if o.given["b"] {
 		if s.Buffers, err = bench.ParseBuffers(x.buffers); err != nil {
