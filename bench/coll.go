@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -156,8 +157,17 @@ func Collectives(s Setup, c Collective, sizes []int) (*Result, error) {
 				if s.InPlace {
 					result = in // the in-place sum
 				}
-				if validate && !collValid(pe, c, k, size, result, bin, bout) {
-					errs++
+				if validate {
+					if bad := collCheck(pe, c, k, size, result, bin, bout); len(bad) > 0 {
+						errs++
+						typ := "MPI_CHAR"
+						if c == Allreduce {
+							typ = "MPI_DOUBLE" // the float64 sum
+						}
+						if err := s.logMismatches(pe.Rank(), size, k, typ, bad); err != nil {
+							return err
+						}
+					}
 				}
 			}
 			if !keep {
@@ -218,33 +228,36 @@ func collFill(pe *pgas.PE, c Collective, k, size int, in []float64, bin []byte) 
 	}
 }
 
-// collValid checks what iteration k delivered to this PE.
-func collValid(pe *pgas.PE, c Collective, k, size int, out []float64, bin, bout []byte) bool {
+// collCheck checks what iteration k delivered to this PE and returns the
+// wrong elements (at most logLimit).
+func collCheck(pe *pgas.PE, c Collective, k, size int, out []float64, bin, bout []byte) []mismatch {
 	n, r := pe.Size(), pe.Rank()
+	var bad []mismatch
+	byteAt := func(pos int, want, got byte) {
+		if want != got && len(bad) < logLimit {
+			bad = append(bad, mismatch{pos, fmt.Sprint(int8(want)), fmt.Sprint(int8(got))})
+		}
+	}
 	switch c {
 	case Broadcast:
 		for x := range size {
-			if bin[x] != collPattern(0, k, x) {
-				return false
-			}
+			byteAt(x, collPattern(0, k, x), bin[x])
 		}
 	case Allreduce:
 		for x := range max(size/8, 1) {
 			// The sum over ranks of rank+k+x.
 			want := float64(n*(n-1)/2 + n*(k+x))
-			if math.Abs(out[x]-want) > 1e-9*math.Max(1, want) {
-				return false
+			if math.Abs(out[x]-want) > 1e-9*math.Max(1, want) && len(bad) < logLimit {
+				bad = append(bad, mismatch{x, fmt.Sprintf("%f", want), fmt.Sprintf("%f", out[x])})
 			}
 		}
 	case Alltoall:
 		// Block src of the output is block r of src's input.
 		for src := range n {
 			for x := range size {
-				if bout[src*size+x] != collPattern(src, k, r*size+x) {
-					return false
-				}
+				byteAt(src*size+x, collPattern(src, k, r*size+x), bout[src*size+x])
 			}
 		}
 	}
-	return true
+	return bad
 }

@@ -160,6 +160,16 @@ func (s Setup) logFailure(rank, size, k int, buf []byte) error {
 	if s.ValidationLog == "" {
 		return nil
 	}
+	return s.logMismatches(rank, size, k, s.Datatype.OMBName(), s.Datatype.check(buf, k, logLimit))
+}
+
+// logMismatches appends the wrong elements of iteration k's buffer of
+// size bytes to rank's validation log, with typ the element type's
+// OSU name.
+func (s Setup) logMismatches(rank, size, k int, typ string, bad []mismatch) error {
+	if s.ValidationLog == "" {
+		return nil
+	}
 	if err := os.MkdirAll(s.ValidationLog, 0o755); err != nil {
 		return fmt.Errorf("bench: validation log: %w", err)
 	}
@@ -167,9 +177,9 @@ func (s Setup) logFailure(rank, size, k int, buf []byte) error {
 	if err != nil {
 		return fmt.Errorf("bench: validation log: %w", err)
 	}
-	fmt.Fprintf(f, "Size: %d, Iteration:%d, Datatype: %s\n", size, k, s.Datatype.OMBName())
+	fmt.Fprintf(f, "Size: %d, Iteration:%d, Datatype: %s\n", size, k, typ)
 	fmt.Fprintf(f, "%-10s%18s%18s\n", "Position", "Expected", "Actual")
-	for _, m := range s.Datatype.check(buf, k, logLimit) {
+	for _, m := range bad {
 		fmt.Fprintf(f, "%-10d%18s%18s\n", m.pos, m.expected, m.actual)
 	}
 	return f.Close()
