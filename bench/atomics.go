@@ -128,12 +128,12 @@ func Atomics(s Setup, filter string) ([]AtomicRow, *Result, error) {
 				return err
 			}
 			if pe.Rank() == 0 {
-				lat, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, false, nil) })
+				lat, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, false, nil) }, nil)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
 				iters, skip = s.iterations(8, false)
-				per, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, true, hs) })
+				per, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, true, hs) }, nil)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
@@ -289,21 +289,8 @@ func AtomicLatency(s Setup, name string) (*Result, error) {
 		if err := pe.Barrier(); err != nil {
 			return err
 		}
-		switch {
-		case pe.Rank() == 0:
-			mean, samples, err := timed(pe, iters, skip, s.perIteration(), 1, nil, func() error { return e.origin(peer, ops) })
-			if err != nil {
-				return err
-			}
-			p := Point{Size: size, Value: mean, Iterations: iters}
-			s.percentiles(&p, samples)
-			r.Points = append(r.Points, p)
-		case pe.Rank() == peer && e.targetActs():
-			for range iters + skip {
-				if err := e.target(0); err != nil {
-					return err
-				}
-			}
+		if err := s.epochLatency(pe, r, e, peer, size, iters, skip, ops); err != nil {
+			return err
 		}
 		s.progress(pe, 0, 1)
 		if err := pe.Barrier(); err != nil {

@@ -493,15 +493,31 @@ func (s Setup) areas(pe *pgas.PE, n int64) (src, dst int64, local []byte, err er
 
 // timed runs f iters+skip times on one PE and returns the mean time of the
 // last iters runs in microseconds, divided by div (2 for half a round
-// trip). As OSU, the timed runs are timed as a whole: the clock is read
-// around each run only when keep is set (-z, -c), and then their times
-// are returned too and the mean is their sum over iters. prep, when not
-// nil, runs before each run, outside the time (the validation's fill).
-func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int), f func() error) (mean float64, samples []float64, err error) {
-	var start, sum time.Duration
+// trip), and with keep each run's time likewise (see timedRuns).
+func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int) error, f func() error, post func(k int) error) (mean float64, samples []float64, err error) {
+	sum, each, err := timedRuns(pe, iters, skip, keep, prep, f, post)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, d := range each {
+		samples = append(samples, us(d)/div)
+	}
+	return us(sum) / float64(iters) / div, samples, nil
+}
+
+// timedRuns runs f iters+skip times on one PE and returns the time of the
+// last iters runs. As OSU, the timed runs are timed as a whole: the clock
+// is read around each run only when keep is set (-z, -c, -G), and then
+// their times are returned too and the total is their sum. prep and post,
+// when not nil, run before and after each run (run k), outside the time
+// when keep is set (the validation's fill and check).
+func timedRuns(pe *pgas.PE, iters, skip int, keep bool, prep func(k int) error, f func() error, post func(k int) error) (sum time.Duration, each []time.Duration, err error) {
+	var start time.Duration
 	for k := range iters + skip {
 		if prep != nil {
-			prep(k)
+			if err := prep(k); err != nil {
+				return 0, nil, err
+			}
 		}
 		if k == skip {
 			start = pe.Now()
@@ -516,13 +532,18 @@ func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int
 		if keep && k >= skip {
 			d := pe.Now() - t0
 			sum += d
-			samples = append(samples, us(d)/div)
+			each = append(each, d)
+		}
+		if post != nil {
+			if err := post(k); err != nil {
+				return 0, nil, err
+			}
 		}
 	}
 	if !keep {
 		sum = pe.Now() - start
 	}
-	return us(sum) / float64(iters) / div, samples, nil
+	return sum, each, nil
 }
 
 // together runs body iters+skip times on every PE, the active ones

@@ -101,7 +101,7 @@ func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
 				// OSU's -b multiple: buffers of this size, allocated afresh.
 				send, recv = make([]byte, size), make([]byte, size)
 			}
-			k, errs := 0, 0
+			errs := 0
 			dt := s.ddt(size)
 			out := func() error {
 				traceBuffer(size, send[:size])
@@ -124,37 +124,32 @@ func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
 				}
 				return out()
 			}
-			var prep func(k int)
-			var prepErr error
+			var prep, post func(k int) error
 			if s.Validate {
-				// The fill, then -u's untimed repetitions.
-				prep = func(k int) {
+				// The fill and -u's untimed repetitions before each run,
+				// the check after it, outside the time.
+				prep = func(k int) error {
 					s.Datatype.fill(send[:size], k)
 					for range reps - 1 {
-						if prepErr == nil {
-							prepErr = pingPong()
+						if err := pingPong(); err != nil {
+							return err
 						}
 					}
+					return nil
+				}
+				post = func(k int) error {
+					if !sender && len(s.Datatype.check(recv[:size], k, 1)) > 0 {
+						errs++
+						return s.logFailure(pe.Rank(), size, k, recv[:size])
+					}
+					return nil
 				}
 			}
 			var mean float64
 			var samples []float64
 			var err error
 			if peer >= 0 {
-				mean, samples, err = timed(pe, iters, skip, s.perIteration() || s.Validate, 2, prep, func() error {
-					defer func() { k++ }()
-					if prepErr != nil {
-						return prepErr
-					}
-					if err := pingPong(); err != nil {
-						return err
-					}
-					if s.Validate && !sender && len(s.Datatype.check(recv[:size], k, 1)) > 0 {
-						errs++
-						return s.logFailure(pe.Rank(), size, k, recv[:size])
-					}
-					return nil
-				})
+				mean, samples, err = timed(pe, iters, skip, s.perIteration() || s.Validate, 2, prep, pingPong, post)
 			}
 			if err != nil {
 				return err
@@ -327,39 +322,27 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				moved = s.Layout.Transmit(size)
 			}
 			errs := 0
-			var start, sum time.Duration
-			var samples []float64
-			for k := range iters + skip {
-				if peer < 0 {
-					break
-				}
-				if s.Validate && (sender || both) {
-					for x := range ns {
-						s.Datatype.fill(slot(send, x), k)
+			var prep, post func(k int) error
+			if s.Validate {
+				// The fill and -u's untimed repetitions before each
+				// window, the check after it, outside the time.
+				prep = func(k int) error {
+					if sender || both {
+						for x := range ns {
+							s.Datatype.fill(slot(send, x), k)
+						}
 					}
-				}
-				// -u's untimed repetitions under -c.
-				for range reps - 1 {
-					if err := exchange(); err != nil {
-						return err
+					for range reps - 1 {
+						if err := exchange(); err != nil {
+							return err
+						}
 					}
+					return nil
 				}
-				if k == skip {
-					start = pe.Now()
-				}
-				var t0 time.Duration
-				if keep {
-					t0 = pe.Now()
-				}
-				if err := exchange(); err != nil {
-					return err
-				}
-				if keep && k >= skip {
-					d := pe.Now() - t0
-					sum += d
-					samples = append(samples, mbps(float64(moved*w), d))
-				}
-				if s.Validate && (!sender || both) {
+				post = func(k int) error {
+					if sender && !both {
+						return nil
+					}
 					for x := range min(w, ns) {
 						if b := slot(recv, x); len(s.Datatype.check(b, k, 1)) > 0 {
 							errs++
@@ -368,11 +351,20 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 							}
 						}
 					}
+					return nil
 				}
 			}
-			d := pe.Now() - start
-			if keep {
-				d = sum
+			var d time.Duration
+			var samples []float64
+			if peer >= 0 {
+				var each []time.Duration
+				var err error
+				if d, each, err = timedRuns(pe, iters, skip, keep, prep, exchange, post); err != nil {
+					return err
+				}
+				for _, e := range each {
+					samples = append(samples, mbps(float64(moved*w), e))
+				}
 			}
 			// The senders' time, averaged over the senders.
 			secs, senders, total, err := senderMean(pe, d.Seconds(), sender && peer >= 0, errs)

@@ -108,13 +108,7 @@ func rmaLatency(s Setup, sizes []int, put bool) (*Result, error) {
 		if err != nil {
 			return err
 		}
-		var pinned *pgas.Pinned
-		if s.Win != WinAllocate {
-			if local, pinned, err = s.winBuffer(pe, hi); err != nil {
-				return err
-			}
-		}
-		e, err := newEpochs(pe, kind)
+		local, pinned, e, err := s.originSetup(pe, local, hi, kind)
 		if err != nil {
 			return err
 		}
@@ -145,23 +139,7 @@ func rmaLatency(s Setup, sizes []int, put bool) (*Result, error) {
 				return []pgas.Handle{h}, err
 			}
 			err := s.sizeWindow(pe, pe.Rank() == 0, local, pinned, func() error {
-				switch {
-				case pe.Rank() == 0:
-					mean, samples, err := timed(pe, iters, skip, s.perIteration(), 1, nil, func() error { return e.origin(peer, ops) })
-					if err != nil {
-						return err
-					}
-					p := Point{Size: size, Value: mean, Iterations: iters}
-					s.percentiles(&p, samples)
-					r.Points = append(r.Points, p)
-				case pe.Rank() == peer && e.targetActs():
-					for range iters + skip {
-						if err := e.target(0); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
+				return s.epochLatency(pe, r, e, peer, size, iters, skip, ops)
 			})
 			if err != nil {
 				return err
@@ -191,7 +169,7 @@ func (s Setup) latencySweep(pe *pgas.PE, r *Result, sizes []int, div float64, op
 			return err
 		}
 		if pe.Rank() == 0 {
-			mean, samples, err := timed(pe, iters, skip, s.perIteration(), div, nil, func() error { return op(size) })
+			mean, samples, err := timed(pe, iters, skip, s.perIteration(), div, nil, func() error { return op(size) }, nil)
 			if err != nil {
 				return err
 			}
@@ -247,13 +225,7 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 		if err != nil {
 			return err
 		}
-		var pinned *pgas.Pinned
-		if s.Win != WinAllocate {
-			if local, pinned, err = s.winBuffer(pe, area); err != nil {
-				return err
-			}
-		}
-		e, err := newEpochs(pe, kind)
+		local, pinned, e, err := s.originSetup(pe, local, area, kind)
 		if err != nil {
 			return err
 		}

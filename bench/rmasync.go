@@ -277,6 +277,22 @@ func (s Setup) winBuffer(pe *pgas.PE, n int64) (local []byte, pinned *pgas.Pinne
 	return local, pinned, err
 }
 
+// originSetup makes a one-sided test's window and synchronization
+// (collective): the origin's buffer of n bytes, local (a segment area)
+// unless the window kind asks for program memory, its registration when
+// made for the run, and the epochs of kind.
+func (s Setup) originSetup(pe *pgas.PE, local []byte, n int64, kind SyncKind) ([]byte, *pgas.Pinned, *epochs, error) {
+	var pinned *pgas.Pinned
+	if s.Win != WinAllocate {
+		var err error
+		if local, pinned, err = s.winBuffer(pe, n); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	e, err := newEpochs(pe, kind)
+	return local, pinned, e, err
+}
+
 // winTrace, when not nil (tests), sees the origin's buffer of each size
 // and whether a registration covers it.
 var winTrace func(kind WinKind, buf []byte, pinned bool)
@@ -331,4 +347,28 @@ func (e *epochs) mutual(other int, ops func(how issue) ([]pgas.Handle, error)) e
 		return err
 	}
 	return e.await(1, "the partner's complete")
+}
+
+// epochLatency times one size's epochs of a latency test: rank 0 runs
+// iters+skip epochs of ops and adds the point (the mean time of an
+// epoch); the peer takes its part in each when the synchronization asks
+// for it; the other PEs do nothing.
+func (s Setup) epochLatency(pe *pgas.PE, r *Result, e *epochs, peer, size, iters, skip int, ops func(how issue) ([]pgas.Handle, error)) error {
+	switch {
+	case pe.Rank() == 0:
+		mean, samples, err := timed(pe, iters, skip, s.perIteration(), 1, nil, func() error { return e.origin(peer, ops) }, nil)
+		if err != nil {
+			return err
+		}
+		p := Point{Size: size, Value: mean, Iterations: iters}
+		s.percentiles(&p, samples)
+		r.Points = append(r.Points, p)
+	case pe.Rank() == peer && e.targetActs():
+		for range iters + skip {
+			if err := e.target(0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
