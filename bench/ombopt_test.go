@@ -153,6 +153,10 @@ func TestSyncKinds(t *testing.T) {
 	}
 	_, err := bench.BiBW(bench.Setup{Config: pgas.Config{Conduit: "smp"}, Sync: bench.SyncLock}, []int{8})
 	assert.ErrorIs(t, err, bench.ErrBadSetup)
+	// The zero Setup keeps put_bibw's plain windows, and says so.
+	r, err := bench.BiBW(quick("gemini"), []int{8})
+	require.NoError(t, err)
+	assert.Empty(t, r.Sync)
 }
 
 // -l: the in-place collectives give the right results.

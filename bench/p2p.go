@@ -206,12 +206,14 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 	w := s.window()
 	area := int64(slots(w, hi) * max(hi, 1))
 	j := p2pJob(name, title, "MB/s", "Bandwidth (MB/s)", sizes, 2*area)
+	// put_bibw's zero Setup keeps its plain windows (each side waits for
+	// its own); OSU's default, pscw, is asked for explicitly (the CLI does).
 	def := SyncFlush
 	if both {
-		def = SyncPSCW
+		def = SyncDefault
 	}
 	kind := s.syncOf(def)
-	if both && kind != SyncPSCW && kind != SyncFence {
+	if both && kind != SyncDefault && kind != SyncPSCW && kind != SyncFence {
 		return nil, fmt.Errorf("%w: %s: synchronization %s: OSU's put_bibw takes pscw or fence", ErrBadSetup, name, kind.OMBName())
 	}
 	if s.Win != WinAllocate {
@@ -300,7 +302,10 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 		return nil
 	})
 	if res != nil {
-		res.WinCreation, res.Sync = s.Win.OMBName(), kind.OMBName()
+		res.WinCreation = s.Win.OMBName()
+		if kind != SyncDefault {
+			res.Sync = kind.OMBName()
+		}
 	}
 	return res, err
 }

@@ -59,8 +59,10 @@ func (w WinKind) OMBName() string {
 type SyncKind uint8
 
 const (
-	// SyncDefault is the benchmark's OSU default: SyncFlush, or SyncPSCW
-	// for put_bibw.
+	// SyncDefault is the benchmark's own: SyncFlush, but for put_bibw
+	// (BiBW), whose zero Setup has each side wait for its window of puts
+	// without synchronizing with the other (OSU's default there is
+	// SyncPSCW, which the CLI asks for).
 	SyncDefault SyncKind = iota
 	// SyncFlush (MPI_Win_flush): wait for the remote completion of the
 	// epoch's operations (their handles, or a blocking operation).
@@ -154,18 +156,20 @@ type epochs struct {
 }
 
 // newEpochs sets up kind's synchronization; collective over all PEs.
+// Only the kinds that need them allocate flags (pscw, fence) or a lock,
+// so that the others run exactly as the tests did before -s.
 func newEpochs(pe *pgas.PE, kind SyncKind) (*epochs, error) {
 	e := &epochs{kind: kind, pe: pe}
 	var err error
-	if e.flags, err = pe.Alloc(16, 8); err != nil {
-		return nil, err
-	}
-	if kind == SyncLock {
-		if e.lock, err = pgas.NewLock(pe); err != nil {
-			return nil, err
+	switch kind {
+	case SyncLock:
+		e.lock, err = pgas.NewLock(pe)
+	case SyncPSCW, SyncFence:
+		if e.flags, err = pe.Alloc(16, 8); err == nil {
+			err = pe.Barrier()
 		}
 	}
-	return e, pe.Barrier()
+	return e, err
 }
 
 // targetActs says whether the target takes part in each epoch.
@@ -325,9 +329,17 @@ func (s Setup) sizeWindow(pe *pgas.PE, origin bool, local []byte, pinned *pgas.P
 
 // mutual runs one epoch of a PE that is both origin and target of other
 // (put_bibw): post, start, the operations, complete, wait; or, under
-// fence, the operations and the barrier of the two.
+// fence, the operations and the barrier of the two; or, SyncDefault, the
+// operations alone.
 func (e *epochs) mutual(other int, ops func(how issue) ([]pgas.Handle, error)) error {
 	e.n++
+	if e.kind == SyncDefault {
+		hs, err := ops(issueHandles)
+		if err != nil {
+			return err
+		}
+		return pgas.WaitAll(hs...)
+	}
 	if e.kind == SyncPSCW {
 		if err := e.raise(other, 0); err != nil {
 			return err

@@ -76,10 +76,13 @@ func Preamble(run *Run) []string {
 	case layoutMulti:
 		return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: %d ]", max(run.pes()/2, 1), r.Window), datatype}
 	case layoutOneSided:
+		// OSU's names of the -w and -s choices, when the test made them.
 		win, sync := "symmetric segment (pgas.PE.Alloc)", syncText(r.Benchmark)
 		if r.WinCreation != "" {
-			// OSU's -w and -s: OSU's names of the choices.
-			win, sync = r.WinCreation, r.Sync
+			win = r.WinCreation
+		}
+		if r.Sync != "" {
+			sync = r.Sync
 		}
 		return []string{title, "# Window creation: " + win, "# Synchronization: " + sync, datatype}
 	case layoutCollective:

@@ -281,6 +281,8 @@ func TestOMBOptionErrors(t *testing.T) {
 		{[]string{"bw", "-D", "cont", "-c"}, "-D cont: a derived datatype does not support validation"},
 		{[]string{"latency", "-clog:" + dir}, "already exists"},
 		{[]string{"latency", "--validation=foo"}, "want log or log:DIR"},
+		{[]string{"latency", "-T", "all", "--format", "csv"}, "-T all: one table per type"},
+		{[]string{"latency", "-G", "tty", "--format", "json"}, "-G tty: the chart follows"},
 	} {
 		r := pgasbench(t, nil, false, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {

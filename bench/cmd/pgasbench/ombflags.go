@@ -205,6 +205,9 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 			return nil, usagef("-w %s: want create, allocate or dynamic", x.win)
 		}
 	}
+	if o.cmd.name == "put_bibw" {
+		s.Sync = bench.SyncPSCW // OSU's default there
+	}
 	if o.given["s"] {
 		if s.Sync, err = bench.ParseSyncKind(x.sync); err != nil {
 			return nil, usagef("-s %s: want lock, flush, flush_local, lock_all, pscw or fence", x.sync)
@@ -214,6 +217,12 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 		}
 	}
 	s.InPlace = x.inPlace
+	if o.format != "osu" && len(types) > 1 {
+		return nil, usagef("-T %s: one table per type is OSU's text; --format %s records one type, so give one", x.dtype, o.format)
+	}
+	if o.format != "osu" && x.graph == "tty" {
+		return nil, usagef("-G tty: the chart follows OSU's text; with --format %s use -G png or pdf", o.format)
+	}
 	if o.given["G"] {
 		switch x.graph {
 		case "tty", "png", "pdf":
