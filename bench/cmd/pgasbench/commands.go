@@ -148,7 +148,7 @@ func init() {
 		benchCommand("get_bw", "get bandwidth (osu_get_bw)",
 			"As put_bw with gets from rank n/2.", titled(bw, "OSU gopgas Get Bandwidth Test")),
 		benchCommand("put_bibw", "bidirectional put bandwidth (osu_put_bibw)",
-			"As put_bw in both directions at once: rank 0 and rank n/2 put to each other; the figure is the total.", titled(bw, "OSU gopgas Put Bi-directional Bandwidth Test")),
+			"As put_bw in both directions at once: rank 0 and rank n/2 put to each other, each window an epoch synchronized as -s says (OMB's default pscw: post/start/complete/wait by flags the two raise at each other); the figure is the total.", titled(bw, "OSU gopgas Put Bi-directional Bandwidth Test")),
 		benchCommand("put_mbw_mr", "one-sided multi-pair put bandwidth and message rate",
 			"osu_mbw_mr's pattern on puts (OMB has no one-sided counterpart): PE i of the first half sends windows of non-blocking puts to PE i + n/2 and waits for each window; aggregate MB/s and messages per second, in mbw_mr's layout. Defaults: 2 nodes, 1 PE per node (use --ppn for more pairs), window 64.",
 			titled(benchFlags{lo: 1, hi: p2pMax, window: bench.DefaultWindow, unregistered: true, plot: true}, "OSU gopgas Put Multiple Bandwidth / Message Rate Test")),

@@ -39,7 +39,11 @@ Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 --ordering, --mechanism, --format (osu, csv, json, gobench), --plot FILE,
 --option key=value, --set PGAS_NAME=value, --seed, and OMB's flags
 -m/--message-size [MIN:]MAX, -i/--iterations, -x/--warmup, -W/--window-size,
--z/--tail-lat[=LIST], -f/--full, -c/--validation, -v/--version.
+-z/--tail-lat[=LIST], -f/--full, -c/--validation[=log:DIR], -v/--version, and
+where the OMB test takes them -b/--buffer-num, -u/--validation-warmup,
+-T/--type, -w/--win-options, -s/--sync-option, -l/--in-place, -M/--mem-limit,
+-t/--num-test-calls, -G/--graph, -D/--ddt. Not applicable, refused with the
+reason: -d/--accelerator, -a/--array-size, -P/--papi, -I/--session.
 
 Output is the OSU Micro-Benchmarks 7.4's text by default; a simulated backend
 reports simulated time, the smp backend wall-clock time, and the lines after
