@@ -95,6 +95,10 @@ type Setup struct {
 	// Datatype is OSU's -T: the element type of the two-sided benchmarks
 	// and the collectives (Char, bytes, by default); see Datatype.
 	Datatype Datatype
+	// Typed says Datatype was chosen (OSU's -T): the collectives then
+	// move and check its elements (allreduce sums them: int8 for Char,
+	// int32, float32) instead of their own (bytes; float64 sums).
+	Typed bool
 	// Buffers chooses the two-sided benchmarks' buffers (OSU's -b).
 	Buffers Buffers
 	// ValidationWarmup is OSU's -u: under Validate, every iteration runs

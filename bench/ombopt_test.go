@@ -266,3 +266,23 @@ func TestLayouts(t *testing.T) {
 	_, err = bench.MsgLatency(s, []int{8})
 	assert.ErrorIs(t, err, bench.ErrBadSetup)
 }
+
+// -T in the collectives: every type's elements move and add up right,
+// in place or not; sizes below an element are skipped.
+func TestCollectiveDatatypes(t *testing.T) {
+	for _, d := range bench.Datatypes {
+		for _, inPlace := range []bool{false, true} {
+			s := quick("gemini")
+			s.Datatype, s.Typed, s.Validate, s.InPlace, s.Nodes, s.PPN = d, true, true, inPlace, 2, 2
+			for _, c := range []bench.Collective{bench.Broadcast, bench.Allreduce, bench.Alltoall} {
+				r, err := bench.Collectives(s, c, []int{1, 2, 4, 64})
+				require.NoError(t, err)
+				assert.Equal(t, d.OMBName(), r.Datatype)
+				assert.Len(t, r.Points, map[int]int{1: 4, 4: 2}[d.Bytes()], "%s %s", c, d.OMBName())
+				for _, p := range r.Points {
+					assert.Zero(t, p.Errors, "%s %s %d in place %v", c, d.OMBName(), p.Size, inPlace)
+				}
+			}
+		}
+	}
+}

@@ -87,9 +87,9 @@ var ombSets = map[string]ombSet{
 	"cas_latency": ombWindow | ombType | ombGraph,
 	"acc_latency": ombWindow | ombType | ombGraph,
 	"barrier":     ombMemLimit | ombGPU | ombValWarm | ombGraph,
-	"bcast":       ombMemLimit | ombGPU | ombValWarm | ombGraph | ombDDT,
-	"allreduce":   ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace,
-	"alltoall":    ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace | ombDDT,
+	"bcast":       ombMemLimit | ombGPU | ombValWarm | ombGraph | ombDDT | ombType,
+	"allreduce":   ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace | ombType,
+	"alltoall":    ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace | ombDDT | ombType,
 }
 
 func benchCommand(name, summary, about string, bf benchFlags) *command {

@@ -161,6 +161,9 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 		if s.Layout, err = bench.ParseLayout(x.ddt, os.ReadFile); err != nil {
 			return nil, usagef("-D %s: %v", x.ddt, strings.TrimPrefix(err.Error(), "bench: "))
 		}
+		if o.cmd.name == "bcast" || o.cmd.name == "alltoall" {
+			return nil, usagef("-D %s: not done for the collectives in gopgas (the two-sided tests take it)", x.ddt)
+		}
 		if o.validate {
 			return nil, usagef("-D %s: a derived datatype does not support validation (-c), as OSU's", x.ddt)
 		}
@@ -200,6 +203,7 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 			return nil, usagef("-T %s: pgas's atomics are on 32- and 64-bit words: only mpi_int (int32) maps; without -T the word is an int64", x.dtype)
 		}
 	}
+	s.Typed = o.given["T"]
 	if o.given["w"] {
 		if s.Win, err = bench.ParseWinKind(x.win); err != nil {
 			return nil, usagef("-w %s: want create, allocate or dynamic", x.win)
