@@ -328,3 +328,22 @@ func TestOMBGraphFiles(t *testing.T) {
 		}
 	}
 }
+
+// Options OSU accepts with no effect here, or with a warning: -t on the
+// blocking bandwidth tests, -M lowering alltoall's largest message.
+func TestOMBAcceptedOptions(t *testing.T) {
+	r := pgasbench(t, nil, false, "bw", "-m", "1:2", "-i", "2", "-x", "0", "-t", "4")
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "\n2 ") {
+		t.Errorf("bw -t 4: status %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
+	}
+	// 2 MiB over 8 PEs: 256 KiB at most.
+	r = pgasbench(t, nil, false, "alltoall", "-m", "128K:1M", "-i", "1", "-x", "0", "-M", "2M", "--conduit", "smp")
+	if r.code != 0 || !strings.Contains(r.stderr, "limiting the largest message to 262144 bytes") ||
+		!strings.Contains(r.stdout, "\n262144 ") || strings.Contains(r.stdout, "\n524288 ") {
+		t.Errorf("alltoall -M 2M: status %d, stderr %q, stdout %q", r.code, r.stderr, r.stdout)
+	}
+	r = pgasbench(t, nil, false, "allreduce", "-m", "8:16", "-i", "1", "-x", "0", "-M", "4K")
+	if r.code != 0 || !strings.Contains(r.stderr, "too low, using 1048576") {
+		t.Errorf("allreduce -M 4K: status %d, stderr %q", r.code, r.stderr)
+	}
+}
