@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/gopgas/gopgas/internal/transport"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -127,12 +128,12 @@ func Atomics(s Setup, filter string) ([]AtomicRow, *Result, error) {
 				return err
 			}
 			if pe.Rank() == 0 {
-				lat, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, false, nil) })
+				lat, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, false, nil) }, nil)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
 				iters, skip = s.iterations(8, false)
-				per, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, true, hs) })
+				per, _, err := timed(pe, iters, skip, false, 1, nil, func() error { return c.run(pe, peer, off, true, hs) }, nil)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
@@ -227,30 +228,105 @@ func ManyToOne(s Setup, vars int) (*Result, error) {
 }
 
 // AtomicLatency is one of OSU's one-sided atomic latency tests on a 64-bit
-// integer of rank n/2, from rank 0, blocking: "fop_latency" (osu_fop_latency,
-// a fetching add), "cas_latency" (osu_cas_latency, a compare-and-swap) or
-// "acc_latency" (osu_acc_latency, a non-fetching add). One point, of 8
-// bytes; microseconds per operation over OSU's latency iterations.
+// integer of rank n/2 (a 32-bit one with Setup.Datatype Int, OSU's -T
+// mpi_int), from rank 0, blocking: "fop_latency" (osu_fop_latency, a
+// fetching add), "cas_latency" (osu_cas_latency, a compare-and-swap) or
+// "acc_latency" (osu_acc_latency, a non-fetching add). One point, of the
+// word's size; microseconds per operation over OSU's latency iterations.
+// Setup.Sync completes each operation as OSU's -s (an access region
+// around a blocking operation for lock_all: pgas has no implicit-handle
+// atomics); Setup.Win only names the window, the result landing in a
+// program variable and the word lying in the segment whatever it is.
+// With Setup.Validate the target checks its word at the end: the count of
+// adds, or the compare-and-swap's unchanged 0.
 func AtomicLatency(s Setup, name string) (*Result, error) {
 	var c atomicCase
 	var title string
-	switch name {
-	case "fop_latency":
+	size := 8
+	switch s.Datatype {
+	case Char, Int:
+	default:
+		return nil, fmt.Errorf("%w: %s: datatype %s: pgas's atomics are on 32- and 64-bit integers and 64-bit floats", ErrBadSetup, name, s.Datatype.OMBName())
+	}
+	wide := s.Datatype != Int
+	switch {
+	case name == "fop_latency" && wide:
 		c, title = opCase[int64]("fadd int64", pgas.AtomicAdd, true), "OSU gopgas Fetch_and_op latency Test"
-	case "cas_latency":
+	case name == "fop_latency":
+		c, title = opCase[int32]("fadd int32", pgas.AtomicAdd, true), "OSU gopgas Fetch_and_op latency Test"
+	case name == "cas_latency" && wide:
 		c, title = cswapCase[int64]("cswap int64"), "OSU gopgas Compare_and_swap latency Test"
-	case "acc_latency":
+	case name == "cas_latency":
+		c, title = cswapCase[int32]("cswap int32"), "OSU gopgas Compare_and_swap latency Test"
+	case name == "acc_latency" && wide:
 		c, title = opCase[int64]("add int64", pgas.AtomicAdd, false), "OSU gopgas Accumulate latency Test"
+	case name == "acc_latency":
+		c, title = opCase[int32]("add int32", pgas.AtomicAdd, false), "OSU gopgas Accumulate latency Test"
 	default:
 		return nil, fmt.Errorf("%w: atomic latency test %q: not fop_latency, cas_latency or acc_latency", ErrBadSetup, name)
 	}
-	j := p2pJob(name, title, "us", "Latency (us)", []int{8}, 64)
-	return s.run(j, func(pe *pgas.PE, r *Result) error {
+	if !wide {
+		size = 4
+	}
+	kind := s.syncOf(SyncFlush)
+	j := p2pJob(name, title, "us", "Latency (us)", []int{size}, 64)
+	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		off, err := pe.Alloc(8, 8)
 		if err != nil {
 			return err
 		}
+		e, err := newEpochs(pe, kind)
+		if err != nil {
+			return err
+		}
 		peer := peerOf(pe)
-		return s.latencySweep(pe, r, []int{8}, 1, func(int) error { return c.run(pe, peer, off, false, nil) })
+		hs := make([]pgas.Handle, 1)
+		ops := func(how issue) ([]pgas.Handle, error) {
+			// Non-blocking: one operation with its handle, waited for.
+			return nil, c.run(pe, peer, off, how == issueHandles, hs)
+		}
+		iters, skip := s.iterations(size, true)
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if err := s.epochLatency(pe, r, e, peer, size, iters, skip, ops); err != nil {
+			return err
+		}
+		s.progress(pe, 0, 1)
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if !s.Validate {
+			return nil
+		}
+		bad := []float64{0}
+		if pe.Rank() == peer {
+			word, err := pe.Local(off, 8)
+			if err != nil {
+				return err
+			}
+			got := transport.LoadWord(word, 0, size)
+			want := uint64(iters + skip)
+			if name == "cas_latency" {
+				want = 0
+			}
+			if got != want {
+				bad[0] = 1
+			}
+		}
+		if err := pgas.Allreduce(pe.World(), pgas.Sum, bad, bad); err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			r.Points[0].Errors = int(bad[0])
+		}
+		return nil
 	})
+	if res != nil {
+		res.WinCreation, res.Sync, res.Validated = s.Win.OMBName(), kind.OMBName(), s.Validate
+		if s.Datatype == Int {
+			res.Datatype = Int.OMBName()
+		}
+	}
+	return res, err
 }

@@ -92,6 +92,36 @@ type Setup struct {
 	// Validate checks the data the two-sided and collective benchmarks
 	// receive (OSU's -c); each point then counts the errors found.
 	Validate bool
+	// Datatype is OSU's -T: the element type of the two-sided benchmarks
+	// and the collectives (Char, bytes, by default); see Datatype.
+	Datatype Datatype
+	// Typed says Datatype was chosen (OSU's -T): the collectives then
+	// move and check its elements (allreduce sums them: int8 for Char,
+	// int32, float32) instead of their own (bytes; float64 sums).
+	Typed bool
+	// Buffers chooses the two-sided benchmarks' buffers (OSU's -b).
+	Buffers Buffers
+	// ValidationWarmup is OSU's -u: under Validate, every iteration runs
+	// this many times untimed before its timed run (OSU's default is
+	// DefaultValidationWarmup; the zero Setup runs none).
+	ValidationWarmup int
+	// ValidationLog, when not empty, is OSU's -c log:DIR: every buffer
+	// that fails validation is described in DIR/log-RANK.log.
+	ValidationLog string
+	// Win and Sync are OSU's one-sided -w and -s: how the window's memory
+	// is made and how its operations complete (see WinKind, SyncKind).
+	Win  WinKind
+	Sync SyncKind
+	// InPlace is OSU's -l: the collective's result overwrites its input
+	// (MPI_IN_PLACE).
+	InPlace bool
+	// Layout, when not nil, is OSU's -D for the two-sided tests: the
+	// messages carry the layout's bytes, packed and unpacked by the
+	// benchmark in the time (see Layout). It excludes Validate, as OSU's.
+	Layout *Layout
+	// Graph keeps every per-iteration figure in Point.Samples (OSU's -G);
+	// the clock is then read around every iteration.
+	Graph bool
 	// Progress, when not nil, is called after each size is measured.
 	Progress func(done, total int)
 	// Context, when not nil, stops the job when it ends (pgas.RunContext):
@@ -170,6 +200,12 @@ type Point struct {
 	// Errors counts the received buffers that failed validation, when
 	// Result.Validated.
 	Errors int
+	// Transmit is the bytes a message carried under Setup.Layout (OSU's
+	// Transmit Size).
+	Transmit int
+	// Samples are the per-iteration figures, in order, when Setup.Graph
+	// asked for them (rank 0's).
+	Samples []float64
 	// Protocol is the two-sided protocol the size took (OrderingMsgBW only).
 	Protocol string
 }
@@ -203,6 +239,12 @@ type Result struct {
 	// Validated: the received data was checked and Point.Errors counts
 	// the failures (OSU's -c).
 	Validated bool
+	// DDT: the points carry Transmit (OSU's -D).
+	DDT bool
+	// Datatype, WinCreation and Sync are what OSU's preamble says of the
+	// element type ("MPI_CHAR"), the window's creation and its
+	// synchronization ("MPI_Win_flush"), when the benchmark has them.
+	Datatype, WinCreation, Sync string
 	// Points are the figures by size.
 	Points []Point
 	// Rank0 says this process ran rank 0, which measures and fills the
@@ -368,6 +410,10 @@ func (s Setup) progress(pe *pgas.PE, i, n int) {
 	}
 }
 
+// perIteration says whether the clock is read around every iteration for
+// the figures' distribution (-z, -G).
+func (s Setup) perIteration() bool { return s.Percentiles || s.Graph }
+
 // DefaultTail is OSU's list of percentiles for -z without a list.
 var DefaultTail = []int{50, 90, 99}
 
@@ -385,6 +431,9 @@ func (s Setup) tails() []int {
 func (s Setup) percentiles(p *Point, samples []float64) {
 	if len(samples) == 0 {
 		return
+	}
+	if s.Graph {
+		p.Samples = slices.Clone(samples)
 	}
 	slices.Sort(samples)
 	at := func(q float64) float64 {
@@ -448,15 +497,31 @@ func (s Setup) areas(pe *pgas.PE, n int64) (src, dst int64, local []byte, err er
 
 // timed runs f iters+skip times on one PE and returns the mean time of the
 // last iters runs in microseconds, divided by div (2 for half a round
-// trip). As OSU, the timed runs are timed as a whole: the clock is read
-// around each run only when keep is set (-z, -c), and then their times
-// are returned too and the mean is their sum over iters. prep, when not
-// nil, runs before each run, outside the time (the validation's fill).
-func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int), f func() error) (mean float64, samples []float64, err error) {
-	var start, sum time.Duration
+// trip), and with keep each run's time likewise (see timedRuns).
+func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int) error, f func() error, post func(k int) error) (mean float64, samples []float64, err error) {
+	sum, each, err := timedRuns(pe, iters, skip, keep, prep, f, post)
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, d := range each {
+		samples = append(samples, us(d)/div)
+	}
+	return us(sum) / float64(iters) / div, samples, nil
+}
+
+// timedRuns runs f iters+skip times on one PE and returns the time of the
+// last iters runs. As OSU, the timed runs are timed as a whole: the clock
+// is read around each run only when keep is set (-z, -c, -G), and then
+// their times are returned too and the total is their sum. prep and post,
+// when not nil, run before and after each run (run k), outside the time
+// when keep is set (the validation's fill and check).
+func timedRuns(pe *pgas.PE, iters, skip int, keep bool, prep func(k int) error, f func() error, post func(k int) error) (sum time.Duration, each []time.Duration, err error) {
+	var start time.Duration
 	for k := range iters + skip {
 		if prep != nil {
-			prep(k)
+			if err := prep(k); err != nil {
+				return 0, nil, err
+			}
 		}
 		if k == skip {
 			start = pe.Now()
@@ -471,13 +536,18 @@ func timed(pe *pgas.PE, iters, skip int, keep bool, div float64, prep func(k int
 		if keep && k >= skip {
 			d := pe.Now() - t0
 			sum += d
-			samples = append(samples, us(d)/div)
+			each = append(each, d)
+		}
+		if post != nil {
+			if err := post(k); err != nil {
+				return 0, nil, err
+			}
 		}
 	}
 	if !keep {
 		sum = pe.Now() - start
 	}
-	return us(sum) / float64(iters) / div, samples, nil
+	return sum, each, nil
 }
 
 // together runs body iters+skip times on every PE, the active ones
@@ -506,6 +576,14 @@ func together(pe *pgas.PE, iters, skip int, active bool, body func() error) (tim
 // slots of local and of the target's segment at dst (slot x at x mod
 // slots), and waits for them all.
 func window(pe *pgas.PE, put bool, target int, dst int64, local []byte, size, slots int, hs []pgas.Handle) error {
+	if err := issueWindow(pe, put, target, dst, local, size, slots, hs); err != nil {
+		return err
+	}
+	return pgas.WaitAll(hs...)
+}
+
+// issueWindow posts window's operations, their handles in hs.
+func issueWindow(pe *pgas.PE, put bool, target int, dst int64, local []byte, size, slots int, hs []pgas.Handle) error {
 	var err error
 	for x := range hs {
 		off := int64(x%slots) * int64(size)
@@ -519,5 +597,23 @@ func window(pe *pgas.PE, put bool, target int, dst int64, local []byte, size, sl
 			return err
 		}
 	}
-	return pgas.WaitAll(hs...)
+	return nil
+}
+
+// windowNBI posts n implicit-handle puts (or gets) as window's.
+func windowNBI(pe *pgas.PE, put bool, target int, dst int64, local []byte, size, slots, n int) error {
+	for x := range n {
+		off := int64(x%slots) * int64(size)
+		b := local[off : off+int64(size)]
+		var err error
+		if put {
+			err = pe.PutNBI(target, dst+off, b)
+		} else {
+			err = pe.GetNBI(target, dst+off, b)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gopgas/gopgas/pgas"
@@ -88,47 +89,76 @@ func MsgMultiLat(s Setup, sizes []int) (*Result, error) {
 
 // msgLatencyOf runs MsgLatency's loop on j's pairs.
 func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
+	sizes = s.typedSizes(sizes)
 	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {
+		reps := s.validationReps()
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, true)
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
-			var prep func(k int)
-			if s.Validate {
-				prep = func(k int) { msgFill(send[:size], k) }
+			if s.Buffers == BuffersMultiple {
+				// OSU's -b multiple: buffers of this size, allocated afresh.
+				send, recv = make([]byte, size), make([]byte, size)
 			}
-			k, errs := 0, 0
+			errs := 0
+			dt := s.ddt(size)
+			out := func() error {
+				traceBuffer(size, send[:size])
+				return pe.Send(peer, tagData, dt.packed(send[:size]))
+			}
+			in := func() error {
+				_, err := pe.Recv(peer, tagData, dt.incoming(recv[:size]))
+				dt.unpacked(recv[:size])
+				return err
+			}
+			pingPong := func() error {
+				if sender {
+					if err := out(); err != nil {
+						return err
+					}
+					return in()
+				}
+				if err := in(); err != nil {
+					return err
+				}
+				return out()
+			}
+			var prep, post func(k int) error
+			if s.Validate {
+				// The fill and -u's untimed repetitions before each run,
+				// the check after it, outside the time.
+				prep = func(k int) error {
+					s.Datatype.fill(send[:size], k)
+					for range reps - 1 {
+						if err := pingPong(); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+				post = func(k int) error {
+					if !sender && len(s.Datatype.check(recv[:size], k, 1)) > 0 {
+						errs++
+						return s.logFailure(pe.Rank(), size, k, recv[:size])
+					}
+					return nil
+				}
+			}
 			var mean float64
 			var samples []float64
 			var err error
 			if peer >= 0 {
-				mean, samples, err = timed(pe, iters, skip, s.Percentiles || s.Validate, 2, prep, func() error {
-					defer func() { k++ }()
-					if sender {
-						if err := pe.Send(peer, tagData, send[:size]); err != nil {
-							return err
-						}
-						_, err := pe.Recv(peer, tagData, recv[:size])
-						return err
-					}
-					if _, err := pe.Recv(peer, tagData, recv[:size]); err != nil {
-						return err
-					}
-					if err := pe.Send(peer, tagData, send[:size]); err != nil {
-						return err
-					}
-					if s.Validate && !msgCheck(recv[:size], k) {
-						errs++
-					}
-					return nil
-				})
+				mean, samples, err = timed(pe, iters, skip, s.perIteration() || s.Validate, 2, prep, pingPong, post)
 			}
 			if err != nil {
 				return err
 			}
 			if err := s.addPoint(pe, r, size, iters, mean, sender, samples, errs); err != nil {
 				return err
+			}
+			if pe.Rank() == 0 && dt != nil {
+				r.Points[len(r.Points)-1].Transmit = dt.transmit
 			}
 			s.progress(pe, i, len(sizes))
 		}
@@ -157,6 +187,9 @@ func (s Setup) addPoint(pe *pgas.PE, r *Result, size, iters int, mean float64, s
 // the other PEs get peer -1. send and recv are the PE's buffers, as large
 // as j asks.
 func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error) (*Result, error) {
+	if s.Layout != nil && s.Validate {
+		return nil, fmt.Errorf("%w: %s: a derived datatype (%s) does not support validation, as OSU's", ErrBadSetup, j.name, s.Layout.Spec)
+	}
 	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		send, recv := make([]byte, j.private/2), make([]byte, j.private/2)
 		half, rank := pe.Size()/2, pe.Rank()
@@ -175,6 +208,8 @@ func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender 
 	})
 	if res != nil {
 		res.Validated = s.Validate
+		res.Datatype = s.Datatype.OMBName()
+		res.DDT = s.Layout != nil
 	}
 	return res, err
 }
@@ -214,12 +249,21 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 	}
 	j := msgJob(name, title, "MB/s", column, sizes, area, all)
 	j.all = all
+	sizes = s.typedSizes(sizes)
+	reps := s.validationReps()
 	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {
 		hs := make([]pgas.Handle, 0, 2*w)
 		ack := make([]byte, 4)
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, false)
 			ns := slots(w, size)
+			switch s.Buffers {
+			case BuffersSingle:
+				ns = 1
+			case BuffersMultiple:
+				// OSU's -b multiple: this size's buffers, allocated afresh.
+				send, recv = make([]byte, ns*size), make([]byte, ns*size)
+			}
 			slot := func(b []byte, x int) []byte {
 				off := (x % ns) * size
 				return b[off : off+size]
@@ -227,29 +271,18 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
-			errs := 0
-			var start time.Duration
-			var samples []float64
-			for k := range iters + skip {
-				if peer < 0 {
-					break
-				}
-				if s.Validate && (sender || both) {
-					for x := range ns {
-						msgFill(slot(send, x), k)
-					}
-				}
-				if k == skip {
-					start = pe.Now()
-				}
-				var t0 time.Duration
-				if s.Percentiles {
-					t0 = pe.Now()
-				}
+			// Under -D, a packed message per slot, each way.
+			dts, dtr := make([]*ddtBuffer, ns), make([]*ddtBuffer, ns)
+			for x := range ns {
+				dts[x], dtr[x] = s.ddt(size), s.ddt(size)
+			}
+			// One window: the receives, the sends, the wait, the
+			// acknowledgement.
+			exchange := func() error {
 				hs = hs[:0]
 				if !sender || both {
 					for x := range w {
-						h, err := pe.Irecv(peer, tagData, slot(recv, x), nil)
+						h, err := pe.Irecv(peer, tagData, dtr[x%ns].incoming(slot(recv, x)), nil)
 						if err != nil {
 							return err
 						}
@@ -258,7 +291,8 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				}
 				if sender || both {
 					for x := range w {
-						h, err := pe.Isend(peer, tagData, slot(send, x))
+						traceBuffer(size, slot(send, x))
+						h, err := pe.Isend(peer, tagData, dts[x%ns].packed(slot(send, x)))
 						if err != nil {
 							return err
 						}
@@ -268,29 +302,70 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				if err := pgas.WaitAll(hs...); err != nil {
 					return err
 				}
-				if !both {
-					var err error
-					if sender {
-						_, err = pe.Recv(peer, tagAck, ack)
-					} else {
-						err = pe.Send(peer, tagAck, ack)
-					}
-					if err != nil {
-						return err
-					}
-				}
-				if s.Percentiles && k >= skip {
-					samples = append(samples, mbps(float64(size*w), pe.Now()-t0))
-				}
-				if s.Validate && (!sender || both) {
+				if !sender || both {
 					for x := range min(w, ns) {
-						if !msgCheck(slot(recv, x), k) {
-							errs++
+						dtr[x].unpacked(slot(recv, x))
+					}
+				}
+				if both {
+					return nil
+				}
+				if sender {
+					_, err := pe.Recv(peer, tagAck, ack)
+					return err
+				}
+				return pe.Send(peer, tagAck, ack)
+			}
+			keep := s.perIteration() || s.Validate
+			moved := size // the bytes a message carries
+			if s.Layout != nil {
+				moved = s.Layout.Transmit(size)
+			}
+			errs := 0
+			var prep, post func(k int) error
+			if s.Validate {
+				// The fill and -u's untimed repetitions before each
+				// window, the check after it, outside the time.
+				prep = func(k int) error {
+					if sender || both {
+						for x := range ns {
+							s.Datatype.fill(slot(send, x), k)
 						}
 					}
+					for range reps - 1 {
+						if err := exchange(); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+				post = func(k int) error {
+					if sender && !both {
+						return nil
+					}
+					for x := range min(w, ns) {
+						if b := slot(recv, x); len(s.Datatype.check(b, k, 1)) > 0 {
+							errs++
+							if err := s.logFailure(pe.Rank(), size, k, b); err != nil {
+								return err
+							}
+						}
+					}
+					return nil
 				}
 			}
-			d := pe.Now() - start
+			var d time.Duration
+			var samples []float64
+			if peer >= 0 {
+				var each []time.Duration
+				var err error
+				if d, each, err = timedRuns(pe, iters, skip, keep, prep, exchange, post); err != nil {
+					return err
+				}
+				for _, e := range each {
+					samples = append(samples, mbps(float64(moved*w), e))
+				}
+			}
 			// The senders' time, averaged over the senders.
 			secs, senders, total, err := senderMean(pe, d.Seconds(), sender && peer >= 0, errs)
 			if err != nil {
@@ -302,7 +377,10 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 					msgs *= 2
 				}
 				t := time.Duration(secs * float64(time.Second))
-				p := Point{Size: size, Value: mbps(float64(size)*msgs, t), Iterations: iters, Errors: total}
+				p := Point{Size: size, Value: mbps(float64(moved)*msgs, t), Iterations: iters, Errors: total}
+				if s.Layout != nil {
+					p.Transmit = moved
+				}
 				if t > 0 {
 					p.Rate = msgs / t.Seconds()
 				}

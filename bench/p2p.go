@@ -99,19 +99,64 @@ func rmaLatency(s Setup, sizes []int, put bool) (*Result, error) {
 		name, title = "get_latency", "OSU gopgas Get latency Test"
 	}
 	j := p2pJob(name, title, "us", "Latency (us)", sizes, 2*hi)
-	return s.run(j, func(pe *pgas.PE, r *Result) error {
+	if s.Win != WinAllocate {
+		j.private = hi
+	}
+	kind := s.syncOf(SyncFlush)
+	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		_, dst, local, err := Setup{}.areas(pe, hi)
 		if err != nil {
 			return err
 		}
+		local, pinned, e, err := s.originSetup(pe, local, hi, kind)
+		if err != nil {
+			return err
+		}
 		peer := peerOf(pe)
-		return s.latencySweep(pe, r, sizes, 1, func(size int) error {
-			if put {
-				return pe.Put(peer, dst, local[:size])
+		for i, size := range sizes {
+			iters, skip := s.iterations(size, true)
+			if err := pe.Barrier(); err != nil {
+				return err
 			}
-			return pe.Get(peer, dst, local[:size])
-		})
+			ops := func(how issue) ([]pgas.Handle, error) {
+				b := local[:size]
+				switch {
+				case how == issueBlocking && put:
+					return nil, pe.Put(peer, dst, b)
+				case how == issueBlocking:
+					return nil, pe.Get(peer, dst, b)
+				case how == issueImplicit && put:
+					return nil, pe.PutNBI(peer, dst, b)
+				case how == issueImplicit:
+					return nil, pe.GetNBI(peer, dst, b)
+				}
+				var h pgas.Handle
+				if put {
+					h, err = pe.PutNB(peer, dst, b)
+				} else {
+					h, err = pe.GetNB(peer, dst, b)
+				}
+				return []pgas.Handle{h}, err
+			}
+			err := s.sizeWindow(pe, pe.Rank() == 0, local, pinned, func() error {
+				return s.epochLatency(pe, r, e, peer, size, iters, skip, ops)
+			})
+			if err != nil {
+				return err
+			}
+			s.progress(pe, i, len(sizes))
+		}
+		if pinned != nil {
+			if err := pinned.Unpin(); err != nil {
+				return err
+			}
+		}
+		return pe.Barrier()
 	})
+	if res != nil {
+		res.WinCreation, res.Sync = s.Win.OMBName(), kind.OMBName()
+	}
+	return res, err
 }
 
 // latencySweep times op for every size on rank 0, the other PEs waiting
@@ -124,7 +169,7 @@ func (s Setup) latencySweep(pe *pgas.PE, r *Result, sizes []int, div float64, op
 			return err
 		}
 		if pe.Rank() == 0 {
-			mean, samples, err := timed(pe, iters, skip, s.Percentiles, div, nil, func() error { return op(size) })
+			mean, samples, err := timed(pe, iters, skip, s.perIteration(), div, nil, func() error { return op(size) }, nil)
 			if err != nil {
 				return err
 			}
@@ -161,13 +206,34 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 	w := s.window()
 	area := int64(slots(w, hi) * max(hi, 1))
 	j := p2pJob(name, title, "MB/s", "Bandwidth (MB/s)", sizes, 2*area)
-	return s.run(j, func(pe *pgas.PE, r *Result) error {
+	// put_bibw's zero Setup keeps its plain windows (each side waits for
+	// its own); OSU's default, pscw, is asked for explicitly (the CLI does).
+	def := SyncFlush
+	if both {
+		def = SyncDefault
+	}
+	kind := s.syncOf(def)
+	if both && kind != SyncDefault && kind != SyncPSCW && kind != SyncFence {
+		return nil, fmt.Errorf("%w: %s: synchronization %s: OSU's put_bibw takes pscw or fence", ErrBadSetup, name, kind.OMBName())
+	}
+	if s.Win != WinAllocate {
+		if s.Unregistered {
+			return nil, fmt.Errorf("%w: %s: unregistered buffers and window creation %s both choose the local buffer", ErrBadSetup, name, s.Win.OMBName())
+		}
+		j.private = area
+	}
+	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		_, dst, local, err := s.areas(pe, area)
 		if err != nil {
 			return err
 		}
+		local, pinned, e, err := s.originSetup(pe, local, area, kind)
+		if err != nil {
+			return err
+		}
 		peer := peerOf(pe)
-		active := pe.Rank() == 0 || (both && pe.Rank() == peer)
+		origin := pe.Rank() == 0 || (both && pe.Rank() == peer)
+		active := origin || (pe.Rank() == peer && e.targetActs())
 		target := peer
 		if pe.Rank() == peer {
 			target = 0
@@ -176,20 +242,40 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, false)
 			ns := slots(w, size)
+			ops := func(how issue) ([]pgas.Handle, error) {
+				if how == issueImplicit {
+					return nil, windowNBI(pe, put, target, dst, local, size, ns, w)
+				}
+				return hs, issueWindow(pe, put, target, dst, local, size, ns, hs)
+			}
 			var samples []float64
 			k := 0
-			start, err := together(pe, iters, skip, active, func() error {
-				var t0 time.Duration
-				if s.Percentiles {
-					t0 = pe.Now()
-				}
-				if err := window(pe, put, target, dst, local, size, ns, hs); err != nil {
-					return err
-				}
-				if k++; s.Percentiles && k > skip {
-					samples = append(samples, mbps(float64(size*w), pe.Now()-t0))
-				}
-				return nil
+			var start time.Duration
+			err := s.sizeWindow(pe, origin, local, pinned, func() error {
+				var err error
+				start, err = together(pe, iters, skip, active, func() error {
+					var t0 time.Duration
+					if s.perIteration() {
+						t0 = pe.Now()
+					}
+					var err error
+					switch {
+					case both:
+						err = e.mutual(target, ops)
+					case origin:
+						err = e.origin(target, ops)
+					default:
+						err = e.target(0)
+					}
+					if err != nil {
+						return err
+					}
+					if k++; s.perIteration() && k > skip {
+						samples = append(samples, mbps(float64(size*w), pe.Now()-t0))
+					}
+					return nil
+				})
+				return err
 			})
 			if err != nil {
 				return err
@@ -210,8 +296,18 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 			}
 			s.progress(pe, i, len(sizes))
 		}
+		if pinned != nil {
+			return pinned.Unpin()
+		}
 		return nil
 	})
+	if res != nil {
+		res.WinCreation = s.Win.OMBName()
+		if kind != SyncDefault {
+			res.Sync = kind.OMBName()
+		}
+	}
+	return res, err
 }
 
 // AMBW is the bandwidth of windows of active-message requests (Medium up

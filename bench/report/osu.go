@@ -68,11 +68,23 @@ func Preamble(run *Run) []string {
 	case "fop_latency", "cas_latency", "acc_latency", "atomics", "atomics_many_to_one":
 		datatype = "# Datatype: int64."
 	}
+	if r.Datatype != "" {
+		// OSU's -T: OSU's name of the element type.
+		datatype = "# Datatype: " + r.Datatype + "."
+	}
 	switch layoutOf(r.Benchmark) {
 	case layoutMulti:
 		return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: %d ]", max(run.pes()/2, 1), r.Window), datatype}
 	case layoutOneSided:
-		return []string{title, "# Window creation: symmetric segment (pgas.PE.Alloc)", "# Synchronization: " + syncText(r.Benchmark), datatype}
+		// OSU's names of the -w and -s choices, when the test made them.
+		win, sync := "symmetric segment (pgas.PE.Alloc)", syncText(r.Benchmark)
+		if r.WinCreation != "" {
+			win = r.WinCreation
+		}
+		if r.Sync != "" {
+			sync = r.Sync
+		}
+		return []string{title, "# Window creation: " + win, "# Synchronization: " + sync, datatype}
 	case layoutCollective:
 		if r.Benchmark == "barrier" {
 			return []string{"", title}
@@ -119,6 +131,22 @@ func WriteOSU(w io.Writer, run *Run) error {
 			fmt.Fprintf(b, "%-*d%*.*f\n", SizeWidth, run.Setup.Variables, FieldWidth, FloatPrecision, p.Value)
 		}
 	default:
+		writeTable(b, run)
+		for _, m := range run.More {
+			fmt.Fprintf(b, "# Datatype: %s.\n", m.Datatype)
+			writeTable(b, &Run{Result: m, Setup: run.Setup})
+		}
+	}
+	for _, l := range HeaderLines(run) {
+		fmt.Fprintf(b, "# %s\n", l)
+	}
+	return b.Flush()
+}
+
+// writeTable prints a size table: the column header and the rows.
+func writeTable(b *bufio.Writer, run *Run) {
+	r := run.Result
+	{
 		cols := Columns(run)
 		sized := r.Benchmark != "barrier"
 		for i, c := range cols {
@@ -147,10 +175,6 @@ func WriteOSU(w io.Writer, run *Run) error {
 			b.WriteByte('\n')
 		}
 	}
-	for _, l := range HeaderLines(run) {
-		fmt.Fprintf(b, "# %s\n", l)
-	}
-	return b.Flush()
 }
 
 // BarrierWidth is the width of OSU's barrier value, which has no size
@@ -183,10 +207,11 @@ func number(name, key string, v func(p bench.Point) float64) Column {
 // Columns are the value columns of a run's size table, in OSU's order:
 // the value; the message rate for the multi-pair tests; with -f (the
 // collectives) the minimum and maximum over PEs and the iterations; with
-// -c the validation's Pass or Fail; with -z one column per percentile.
-func Columns(run *Run) []Column {
+// -c the validation's Pass or Fail; with -z one column per percentile;
+// with -D the Transmit Size.
+func Columns(run *Run) (cols []Column) {
 	r := run.Result
-	cols := []Column{number(r.Column, "value", func(p bench.Point) float64 { return p.Value })}
+	cols = []Column{number(r.Column, "value", func(p bench.Point) float64 { return p.Value })}
 	if hasRate(r) {
 		cols = append(cols, number("Messages/s", "rate", func(p bench.Point) float64 { return p.Rate }))
 	}
@@ -208,6 +233,14 @@ func Columns(run *Run) []Column {
 				return "Fail"
 			}})
 	}
+	defer func() {
+		if r.DDT {
+			// OSU's -D: the bytes a message carried, last.
+			cols = append(cols, Column{Name: "Transmit Size", Key: "transmit", Width: FieldWidth,
+				Value: func(p bench.Point) float64 { return float64(p.Transmit) },
+				Text:  func(p bench.Point) string { return fmt.Sprint(p.Transmit) }})
+		}
+	}()
 	tail := "Tail BW(" + r.Unit + ")"
 	if r.Unit == "us" {
 		tail = "Tail Lat(us)"

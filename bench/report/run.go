@@ -34,6 +34,10 @@ type Run struct {
 	Op string
 	// Setup is what was asked.
 	Setup Setup
+	// More are the further results of OSU's -T all (one per element type
+	// after the first): WriteOSU prints each as its own "# Datatype:"
+	// line, column header and rows after Result's.
+	More []*bench.Result
 }
 
 // Setup is what a run asked for, as the command line gave it. Zero fields

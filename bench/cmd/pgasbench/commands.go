@@ -29,6 +29,7 @@ type benchFlags struct {
 	op           bool // --op
 	atomics      bool // --filter, --many-to-one
 	plot         bool
+	omb          ombSet // OSU 7.4's further options it takes
 	// title is the OSU title -v prints.
 	title string
 }
@@ -60,13 +61,39 @@ func (bf benchFlags) define(o *options, fs *flag.FlagSet) {
 		fs.StringVar(&o.op, "op", "get", "operation: get or put")
 		fs.BoolVar(&o.twoSided, "two-sided", false, "the two-sided form instead ([ORDERING] Figure 2's POINT_TO_POINT_MESSAGES): each PE posts a window of Irecv from its partner, then a window of Isend to it, and waits for them all; buffers outside the segment, protocols per PGAS_MSG_*")
 	}
+	if bf.title != "" {
+		ombFlags(o, fs, bf.omb)
+	}
 	if bf.atomics {
 		fs.StringVar(&o.filter, "filter", "", "run only the operations whose name contains this (\"fadd\", \"int32\")")
 		fs.IntVar(&o.manyToOne, "many-to-one", 0, "instead, the AMO-cache experiment: every PE off node 0 adds to `N` words of rank 0 (1: cache hits; 8192: misses); defaults 4 nodes x 24 PEs")
 	}
 }
 
+// ombSets are the OSU 7.4 options each benchmark takes, as its OSU
+// counterpart.
+var ombSets = map[string]ombSet{
+	"latency":     ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"bw":          ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
+	"bibw":        ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
+	"mbw_mr":      ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"multi_lat":   ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"put_latency": ombWindow | ombGraph,
+	"get_latency": ombWindow | ombGraph,
+	"put_bw":      ombWindow | ombGraph,
+	"get_bw":      ombWindow | ombGraph,
+	"put_bibw":    ombWindow | ombGraph,
+	"fop_latency": ombWindow | ombType | ombGraph,
+	"cas_latency": ombWindow | ombType | ombGraph,
+	"acc_latency": ombWindow | ombType | ombGraph,
+	"barrier":     ombMemLimit | ombGPU | ombValWarm | ombGraph,
+	"bcast":       ombMemLimit | ombGPU | ombValWarm | ombGraph | ombDDT | ombType,
+	"allreduce":   ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace | ombType,
+	"alltoall":    ombMemLimit | ombGPU | ombValWarm | ombGraph | ombInPlace | ombDDT | ombType,
+}
+
 func benchCommand(name, summary, about string, bf benchFlags) *command {
+	bf.omb = ombSets[name]
 	args := "[flags]"
 	return &command{name: name, summary: summary, args: args, about: about,
 		flags: bf.define, run: func(a *app, ctx context.Context, o *options) error {
@@ -121,7 +148,7 @@ func init() {
 		benchCommand("get_bw", "get bandwidth (osu_get_bw)",
 			"As put_bw with gets from rank n/2.", titled(bw, "OSU gopgas Get Bandwidth Test")),
 		benchCommand("put_bibw", "bidirectional put bandwidth (osu_put_bibw)",
-			"As put_bw in both directions at once: rank 0 and rank n/2 put to each other; the figure is the total.", titled(bw, "OSU gopgas Put Bi-directional Bandwidth Test")),
+			"As put_bw in both directions at once: rank 0 and rank n/2 put to each other, each window an epoch synchronized as -s says (OMB's default pscw: post/start/complete/wait by flags the two raise at each other); the figure is the total.", titled(bw, "OSU gopgas Put Bi-directional Bandwidth Test")),
 		benchCommand("put_mbw_mr", "one-sided multi-pair put bandwidth and message rate",
 			"osu_mbw_mr's pattern on puts (OMB has no one-sided counterpart): PE i of the first half sends windows of non-blocking puts to PE i + n/2 and waits for each window; aggregate MB/s and messages per second, in mbw_mr's layout. Defaults: 2 nodes, 1 PE per node (use --ppn for more pairs), window 64.",
 			titled(benchFlags{lo: 1, hi: p2pMax, window: bench.DefaultWindow, unregistered: true, plot: true}, "OSU gopgas Put Multiple Bandwidth / Message Rate Test")),
@@ -134,11 +161,11 @@ func init() {
 			benchFlags{lo: 1, hi: p2pMax, window: 1, unregistered: true, op: true, plot: true}),
 		benchCommand("fop_latency", "fetch-and-add latency (osu_fop_latency)",
 			"Rank 0 runs a blocking fetching add on an int64 of rank n/2, repeatedly; microseconds per operation, one row of 8 bytes, OSU's latency iterations.",
-			titled(benchFlags{plot: true}, "OSU gopgas Fetch_and_op latency Test")),
+			titled(benchFlags{plot: true, validate: true}, "OSU gopgas Fetch_and_op latency Test")),
 		benchCommand("cas_latency", "compare-and-swap latency (osu_cas_latency)",
-			"As fop_latency with a compare-and-swap.", titled(benchFlags{plot: true}, "OSU gopgas Compare_and_swap latency Test")),
+			"As fop_latency with a compare-and-swap.", titled(benchFlags{plot: true, validate: true}, "OSU gopgas Compare_and_swap latency Test")),
 		benchCommand("acc_latency", "atomic add latency (osu_acc_latency)",
-			"As fop_latency with a non-fetching atomic add (MPI_Accumulate's sum).", titled(benchFlags{plot: true}, "OSU gopgas Accumulate latency Test")),
+			"As fop_latency with a non-fetching atomic add (MPI_Accumulate's sum).", titled(benchFlags{plot: true, validate: true}, "OSU gopgas Accumulate latency Test")),
 		benchCommand("atomics", "atomic operations: rate and latency per operation and type",
 			"Rank 0 runs every atomic operation of the runtime on every type (int64, uint64, int32, uint32, float64) on a word of rank n/2: the latency of a blocking operation (us) and the rate of windows of non-blocking ones (million ops/s), as osu_oshm_atomics. --many-to-one N runs the AMO-cache experiment of [GEMINI-HOTI] Figure 9 instead.",
 			benchFlags{window: bench.DefaultWindow, atomics: true, plot: true}),
@@ -222,6 +249,19 @@ func runBench(a *app, ctx context.Context, o *options) error {
 	}
 	s.Tail, s.Full, s.Validate = o.tail.list, o.full, o.validate
 	s.Context = ctx
+	types, err := o.applyOMB(&s)
+	if err != nil {
+		return err
+	}
+	if o.omb.memLimit != "" || o.cmd.name == "alltoall" {
+		var warnings []string
+		if sizes, warnings, err = o.memLimited(sizes); err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(a.stderr, "pgasbench %s: warning: %s\n", o.cmd.name, w)
+		}
+	}
 	warmup := o.warmup
 	if noWarmup {
 		s.Warmup, warmup = bench.NoWarmup, bench.NoWarmup
@@ -231,6 +271,66 @@ func runBench(a *app, ctx context.Context, o *options) error {
 		Options: o.options.Map(), Settings: o.settingsGiven(), Args: append([]string{o.cmd.name}, o.args()...)}}
 	a.record(s.Config, &run.Setup)
 	var r *bench.Result
+	var more []*bench.Result // -T all: the further types' results
+	for ti, t := range types {
+		s.Datatype = t
+		if ti > 0 {
+			more = append(more, r)
+		}
+		if r, err = runOne(s, o, run, sizes, op); err != nil {
+			break
+		}
+	}
+	if len(more) > 0 {
+		// The first type's table first, as OSU prints them.
+		run.More = append(more[1:], r)
+		r = more[0]
+	}
+	a.endProgress()
+	var stopped error // interrupted: print the points measured, then say so
+	if err != nil {
+		if errors.Is(err, bench.ErrBadSetup) {
+			return usagef("%v", err)
+		}
+		if r == nil || ctx.Err() == nil {
+			return err
+		}
+		stopped = err
+	}
+	if !r.Rank0 {
+		return nil // another process of an MPI launch: rank 0's prints
+	}
+	run.Result = r
+	if err := report.Write(a.stdout, f, run); err != nil {
+		return fmt.Errorf("writing the output: %w", err)
+	}
+	switch {
+	case o.omb.graph == "tty":
+		writeGraphs(a.stdout, run)
+	case o.omb.graph != "":
+		if _, err := saveGraphs(run, o.omb.graph); err != nil {
+			return err
+		}
+	}
+	if o.plot != "" {
+		// With --count the plot is drawn once, after the last run (or
+		// an interrupted one), from every run: their median and range.
+		a.plotRuns = append(a.plotRuns, run)
+		if a.index+1 >= max(a.count, 1) || stopped != nil {
+			fig, err := report.RunsFigure(a.plotRuns)
+			if err == nil {
+				err = fig.Save(o.plot)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return stopped
+}
+
+// runOne runs the benchmark once (one element type).
+func runOne(s bench.Setup, o *options, run *report.Run, sizes []int, op bench.Op) (r *bench.Result, err error) {
 	switch o.cmd.name {
 	case "latency":
 		r, err = bench.MsgLatency(s, sizes)
@@ -285,41 +385,9 @@ func runBench(a *app, ctx context.Context, o *options) error {
 	case "alltoall":
 		r, err = bench.Collectives(s, bench.Alltoall, sizes)
 	default:
-		return fmt.Errorf("no benchmark %q", o.cmd.name)
+		return nil, fmt.Errorf("no benchmark %q", o.cmd.name)
 	}
-	a.endProgress()
-	var stopped error // interrupted: print the points measured, then say so
-	if err != nil {
-		if errors.Is(err, bench.ErrBadSetup) {
-			return usagef("%v", err)
-		}
-		if r == nil || ctx.Err() == nil {
-			return err
-		}
-		stopped = err
-	}
-	if !r.Rank0 {
-		return nil // another process of an MPI launch: rank 0's prints
-	}
-	run.Result = r
-	if err := report.Write(a.stdout, f, run); err != nil {
-		return fmt.Errorf("writing the output: %w", err)
-	}
-	if o.plot != "" {
-		// With --count the plot is drawn once, after the last run (or
-		// an interrupted one), from every run: their median and range.
-		a.plotRuns = append(a.plotRuns, run)
-		if a.index+1 >= max(a.count, 1) || stopped != nil {
-			fig, err := report.RunsFigure(a.plotRuns)
-			if err == nil {
-				err = fig.Save(o.plot)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return stopped
+	return r, err
 }
 
 // args is the command line the options came from, for the record.

@@ -39,7 +39,11 @@ Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 --ordering, --mechanism, --format (osu, csv, json, gobench), --plot FILE,
 --option key=value, --set PGAS_NAME=value, --seed, and OMB's flags
 -m/--message-size [MIN:]MAX, -i/--iterations, -x/--warmup, -W/--window-size,
--z/--tail-lat[=LIST], -f/--full, -c/--validation, -v/--version.
+-z/--tail-lat[=LIST], -f/--full, -c/--validation[=log:DIR], -v/--version, and
+where the OMB test takes them -b/--buffer-num, -u/--validation-warmup,
+-T/--type, -w/--win-options, -s/--sync-option, -l/--in-place, -M/--mem-limit,
+-t/--num-test-calls, -G/--graph, -D/--ddt. Not applicable, refused with the
+reason: -d/--accelerator, -a/--array-size, -P/--papi, -I/--session.
 
 Output is the OSU Micro-Benchmarks 7.4's text by default; a simulated backend
 reports simulated time, the smp backend wall-clock time, and the lines after
@@ -85,9 +89,19 @@ func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 	fs := o.flagSet()
 	new(procFlags).define(fs, counted(cmd))
 	hasSet := false
+	// OSU's long names ("same as -x") go on their short flag's line.
+	long := map[string]string{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if short, ok := strings.CutPrefix(f.Usage, "same as -"); ok && len(short) == 1 && fs.Lookup(short) != nil {
+			long[short] = f.Name
+		}
+	})
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "set" {
 			hasSet = true
+		}
+		if short, ok := strings.CutPrefix(f.Usage, "same as -"); ok && long[short] == f.Name {
+			return
 		}
 		dash := "--"
 		if len(f.Name) == 1 {
@@ -97,6 +111,9 @@ func (a *app) commandUsage(w io.Writer, cmd *command, backend string) {
 		line := "  " + dash + f.Name
 		if valName != "" {
 			line += " " + valName
+		}
+		if l := long[f.Name]; l != "" {
+			line += ", --" + l
 		}
 		fmt.Fprintln(b, line)
 		if def := f.DefValue; def != "" && def != "0" && def != "false" && !strings.Contains(usage, "(default") {

@@ -55,6 +55,8 @@ type options struct {
 	rows                   string
 	jsonOut, check, timing bool
 	htmlOut, studyJSON     string // calibrate --html, --study
+	valLog                 string // -c log:DIR
+	omb                    ombExtra
 }
 
 func newOptions(cmd *command) *options {
@@ -218,8 +220,7 @@ func osuFlags(o *options, fs *flag.FlagSet, full, validate bool) {
 		fs.BoolVar(&o.full, "full", false, "same as -f")
 	}
 	if validate {
-		fs.BoolVar(&o.validate, "c", false, "validate the received data; adds OSU's Validation column (Pass or Fail); the clock is then read around every iteration, the check outside it")
-		fs.BoolVar(&o.validate, "validation", false, "same as -c")
+		validationLogFlag(o, fs)
 	}
 	fs.BoolVar(&o.showVersion, "v", false, "print the test's OSU title line with the OSU version and exit")
 	fs.BoolVar(&o.showVersion, "version", false, "same as -v")
@@ -231,7 +232,7 @@ var osuAliases = [][2]string{{"i", "iterations"}, {"x", "warmup"}, {"W", "window
 
 // mergeAliases marks a short flag given when its long name was.
 func (o *options) mergeAliases() {
-	for _, a := range osuAliases {
+	for _, a := range append(osuAliases, ombAliases...) {
 		if o.given[a[1]] {
 			o.given[a[0]] = true
 		}
@@ -270,6 +271,11 @@ func splitShort(fs *flag.FlagSet, a string) []string {
 		if f == nil {
 			return []string{a}
 		}
+		if _, v := f.Value.(*validationFlag); v && !strings.HasPrefix(a[j+1:], "log") {
+			// -c takes an attached value only when it is log[:DIR].
+			parts = append(parts, "-"+c)
+			continue
+		}
 		if plainBool(f) {
 			parts = append(parts, "-"+c)
 			continue
@@ -286,7 +292,8 @@ func splitShort(fs *flag.FlagSet, a string) []string {
 func plainBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	_, tail := f.Value.(*tailList)
-	return ok && b.IsBoolFlag() && !tail
+	_, val := f.Value.(*validationFlag)
+	return ok && b.IsBoolFlag() && !tail && !val
 }
 
 func unregisteredFlag(o *options, fs *flag.FlagSet) {
@@ -357,6 +364,9 @@ func (o *options) sizeList() ([]int, error) {
 		}
 	}
 	switch {
+	case hi == 0 && lo > 0:
+		// OSU's -m 0 (or 0:0): the preamble and the column header, no rows.
+		return nil, nil
 	case hi > maxMessage:
 		return nil, usagef("-m %s: the largest message may be %s", o.sizes, report.SizeLabel(maxMessage))
 	case lo > hi:
