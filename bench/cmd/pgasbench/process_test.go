@@ -116,6 +116,26 @@ func TestRecordsConform(t *testing.T) {
 		}
 		require.NoError(t, s.ValidateValue(row), "%v", rec)
 	}
+
+	// OMB's further columns: a -z list and -D's transmit size.
+	args = []string{"latency", "--conduit", "gemini", "-m", "4K:4K", "-i", "4", "-x", "1", "-z50,95", "-D", "vect:2:1"}
+	r = pgasbench(t, env, false, append(args, "--format", "json")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.NoError(t, read("run.json").Validate([]byte(r.stdout)), r.stdout)
+	for _, field := range []string{`"transmit": 2048`, `"p95": `} {
+		assert.Contains(t, r.stdout, field)
+	}
+	r = pgasbench(t, env, false, append(args, "--format", "csv")...)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	recs, err = csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	row := map[string]any{}
+	for j, c := range recs[1] {
+		row[recs[0][j]] = c
+	}
+	require.NoError(t, s.ValidateValue(row), "%v", recs)
+	assert.Equal(t, "2048", row["transmit"])
 }
 
 // --count N on a simulated backend runs the seeds seed..seed+N-1 and
