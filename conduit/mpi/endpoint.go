@@ -69,6 +69,7 @@ type remoteRegion struct {
 type endpoint struct {
 	job       *job
 	lastSched time.Time // the last pass through Go's scheduler (resched)
+	work      int       // flushed work since the clock was last read (flushWork)
 	rank      int
 	ordering  conduit.OrderingMode
 
@@ -495,9 +496,15 @@ func (e *endpoint) flush() error {
 	if len(e.pending) == 0 {
 		return nil
 	}
-	e.resched()
 	j := e.job
 	var err error
+	for _, f := range e.pending {
+		e.work += 1 + int(f.d.Bytes()>>16)
+	}
+	if e.work >= flushWork {
+		e.work = 0
+		e.resched()
+	}
 	// Inside a wait the last flush also syncs the segment's window (the
 	// wait's MPI_Win_sync, in the same call).
 	lastWin := 0
@@ -682,9 +689,15 @@ func (q *eventQueue) pop(dst []conduit.Event) int {
 // thread (a few microseconds) per period. Assumed: 5 ms, half the limit.
 const reschedEvery = 5 * time.Millisecond
 
+// flushWork is how much flushed work (an operation, plus one per 64 KiB it
+// moves) passes between readings of the clock for resched: reading it on
+// every flush cost a blocking put about 6% of its time, and 16 operations
+// or 1 MiB take well under reschedEvery. Assumed.
+const flushWork = 16
+
 // resched passes through Go's scheduler if reschedEvery has gone by since
-// the last time (see reschedEvery). Called before each flush and on the
-// slow path of a wait.
+// the last time (see reschedEvery). Called before a flush once flushWork
+// has been flushed since the last call, and on the slow path of a wait.
 func (e *endpoint) resched() {
 	now := time.Now()
 	if now.Sub(e.lastSched) >= reschedEvery {
