@@ -41,13 +41,13 @@ func TestCreditReturnLists(t *testing.T) {
 	m := &Machine{}
 	var vs [3]vcState
 	for i := range 1000 {
-		m.addReturn(&vs[i%3], creditReturn{at: Time(i), units: i})
+		m.addReturn(&vs[i%3], creditReturn{at: Time(i), units: int32(i)})
 	}
 	for k, v := range vs {
-		require.Len(t, v.returns, 333+b2i(k == 0))
-		for j, r := range v.returns {
+		require.Len(t, v.returns.r, 333+b2i(k == 0))
+		for j, r := range v.returns.r {
 			assert.Equal(t, Time(3*j+k), r.at)
-			assert.Equal(t, 3*j+k, r.units)
+			assert.Equal(t, int32(3*j+k), r.units)
 		}
 	}
 }
