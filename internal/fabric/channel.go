@@ -295,13 +295,14 @@ func (c *Channel) pick() *Packet {
 			vc = 0
 		}
 		q := &c.vcs[vc].q
-		if q.head == nil {
+		head := q.front()
+		if head == nil {
 			continue
 		}
 		if !pooled {
 			c.absorb(vc)
 		}
-		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(q.head) {
+		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(head) {
 			if pooled {
 				blocked = true
 			} else {

@@ -58,3 +58,30 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// A packet queue held by its tail gives its packets back in the order
+// they came, through pushes and pops interleaved, and is empty when they
+// are all out.
+func TestPacketQueueOrder(t *testing.T) {
+	var q pktQueue
+	assert.Nil(t, q.front())
+	ps := make([]Packet, 6)
+	var got []int
+	take := func() {
+		p := q.pop()
+		assert.Nil(t, p.next, "a popped packet is linked to nothing")
+		got = append(got, int(p.Size))
+	}
+	for i := range ps {
+		ps[i].Size = i
+		q.push(&ps[i])
+		assert.Equal(t, &ps[len(got)], q.front(), "the oldest is at the front")
+		if i%2 == 1 {
+			take()
+		}
+	}
+	for q.front() != nil {
+		take()
+	}
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, got)
+}

@@ -153,27 +153,37 @@ func (m *Machine) unitSize(n int, per func(int) int) int {
 // packets is the number of real packets n data bytes take.
 func (m *Machine) packets(n int) int { return max(1, (n+m.p.MaxPacketData-1)/m.p.MaxPacketData) }
 
-// pktQueue is a FIFO of packets linked through next; empty when head is
-// nil.
+// pktQueue is a FIFO of packets linked through next, held by its tail
+// alone: the tail's next is the head (a ring), so that a queue costs one
+// pointer (a channel has one for each VC). It is empty when tail is nil.
 type pktQueue struct {
-	head, tail *Packet
+	tail *Packet
+}
+
+// front is the packet at the head of the queue; nil if it is empty.
+func (q *pktQueue) front() *Packet {
+	if q.tail == nil {
+		return nil
+	}
+	return q.tail.next
 }
 
 func (q *pktQueue) push(p *Packet) {
-	p.next = nil
 	if q.tail == nil {
-		q.head = p
+		p.next = p
 	} else {
+		p.next = q.tail.next
 		q.tail.next = p
 	}
 	q.tail = p
 }
 
 func (q *pktQueue) pop() *Packet {
-	p := q.head
-	q.head = p.next
-	if q.head == nil {
+	p := q.tail.next
+	if p == q.tail {
 		q.tail = nil
+	} else {
+		q.tail.next = p.next
 	}
 	p.next = nil
 	return p
