@@ -435,7 +435,11 @@ func (m *Machine) addReturn(v *vcState, r creditReturn) {
 			m.freeReturnLists = l.next
 			l.next = nil
 		} else {
-			l = new(returnList)
+			if len(m.listSlab) == 0 {
+				m.listSlab = make([]returnList, channelSlab)
+			}
+			l = &m.listSlab[0]
+			m.listSlab = m.listSlab[1:]
 		}
 		v.returns = l
 	}

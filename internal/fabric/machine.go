@@ -58,7 +58,8 @@ type Machine struct {
 	returnSlab      []creditReturn
 	returnFree      [][][]creditReturn
 	freeReturnLists *returnList
-	freeTxns        *txn // transactions to reuse (recyclable)
+	listSlab        []returnList // lists addReturn has yet to hand out
+	freeTxns        *txn         // transactions to reuse (recyclable)
 	freeBufs        [][]byte
 	stats           Stats
 
