@@ -95,6 +95,15 @@ func (h *host) Read(t Time, cnt, loc int, order conduit.OrderingMode) (snapshot,
 }
 
 // hostBytes is a node's memory besides the fabric's NIC, for Plan: its
-// host interface, its IOMMU with the PTE cache, its vMDH CAM and the
-// collective engine's per-node state.
-const hostBytes = int64(unsafe.Sizeof(host{})) + int64(unsafe.Sizeof(iommu{})) + int64(unsafe.Sizeof(vmdhCAM{})) + 1024
+// host interface, its IOMMU with the PTE cache's sets in use
+// (plannedPTESets), its vMDH CAM and the collective engine's per-node
+// state.
+const hostBytes = int64(unsafe.Sizeof(host{})) + int64(unsafe.Sizeof(iommu{})) + plannedPTESets*int64(unsafe.Sizeof(pteSetLines{})) +
+	int64(unsafe.Sizeof(vmdhCAM{})) + 1024
+
+// plannedPTESets is how many of a node's PTE cache sets Plan counts as
+// made (a set is made when first filled). Assumed: a job's requests name
+// a few pages of each of a few memory domains (the segments, the
+// mailboxes, a registered buffer), each group of pages one set, and a
+// busy node may fill them all; a quarter of the sets is the estimate.
+const plannedPTESets = PTECacheSets / 4

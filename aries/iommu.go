@@ -62,13 +62,18 @@ type pteLine struct {
 }
 
 // PTECache is the IOMMU's page-table-entry cache. The zero value is an
-// empty cache.
+// empty cache. A set's lines are made when it is first filled: a node's
+// cache costs the sets its translations reach (a few for a job whose
+// requests name a few pages of each domain), not all of them.
 type PTECache struct {
-	sets   [PTECacheSets][PTECacheWays]pteLine
+	sets   [PTECacheSets]*pteSetLines
 	clock  uint64
 	hits   int64
 	misses int64
 }
+
+// pteSetLines is one set of the cache, its ways.
+type pteSetLines [PTECacheWays]pteLine
 
 // Translate looks up the translation of byte off of memory domain mdh,
 // registered with pages of pageBytes, and returns how many host reads of
@@ -85,7 +90,12 @@ func (c *PTECache) lookup(mdh uint32, off, pageBytes int64) (line *pteLine, read
 		return nil, 0, fmt.Errorf("aries: Translate(mdh %d, offset %d, page %d bytes): bad offset or page size", mdh, off, pageBytes)
 	}
 	group := uint64(off/pageBytes) / PTEsPerEntry
-	set := &c.sets[pteSet(mdh, group)]
+	set := c.sets[pteSet(mdh, group)]
+	if set == nil {
+		// Every line of a set not yet made is invalid.
+		set = new(pteSetLines)
+		c.sets[pteSet(mdh, group)] = set
+	}
 	c.clock++
 	victim := 0
 	for i := range set {
@@ -114,9 +124,12 @@ func (c *PTECache) Invalidate(mdh uint32, off, n, pageBytes int64) {
 	last := uint64((off+n-1)/pageBytes) / PTEsPerEntry
 	if last-first >= PTECacheSets*PTECacheWays {
 		// More groups than the cache holds: look at every line instead.
-		for s := range c.sets {
-			for i := range c.sets[s] {
-				if l := &c.sets[s][i]; l.valid && l.mdh == mdh && l.group >= first && l.group <= last {
+		for _, set := range c.sets {
+			if set == nil {
+				continue
+			}
+			for i := range set {
+				if l := &set[i]; l.valid && l.mdh == mdh && l.group >= first && l.group <= last {
 					*l = pteLine{}
 				}
 			}
@@ -124,7 +137,10 @@ func (c *PTECache) Invalidate(mdh uint32, off, n, pageBytes int64) {
 		return
 	}
 	for g := first; g <= last; g++ {
-		set := &c.sets[pteSet(mdh, g)]
+		set := c.sets[pteSet(mdh, g)]
+		if set == nil {
+			continue
+		}
 		for i := range set {
 			if l := &set[i]; l.valid && l.mdh == mdh && l.group == g {
 				*l = pteLine{}

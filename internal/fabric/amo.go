@@ -49,7 +49,7 @@ func (n *nic) amo(p *Packet) {
 // visible, a miss for a fill slot and a host-read tag (reads.go grants it
 // and drains again).
 func (n *nic) amoDrain() {
-	for n.amoQ.head != nil && n.amoStart(n.amoQ.head) {
+	for n.amoQ.front() != nil && n.amoStart(n.amoQ.front()) {
 		n.amoQ.pop()
 	}
 	// A grant the unit did not use (its head hit, or waits for something

@@ -1,6 +1,9 @@
 package fabric
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // A channel is one direction of a link between two routers, or a processor
 // tile between the NICs and their router. It sends one packet at a time, a
@@ -17,8 +20,10 @@ import "math"
 // creditReturn is input-buffer space coming back to a channel at a time:
 // units of its virtual channel's own and shared units of the pool.
 type creditReturn struct {
-	at            Time
-	units, shared int
+	at Time
+	// units and shared are at most Params.InputBufferUnits, which
+	// validate keeps within int32.
+	units, shared int32
 }
 
 // Channel is one direction of a link, or a processor tile. Its fields are
@@ -75,8 +80,9 @@ type vcState struct {
 	// returns are the credits on their way back, in time order (a
 	// channel's packets leave in order and each returns its space a fixed
 	// time after its tail arrives, so the times never decrease). They are
-	// counted when the channel looks, not by events of their own.
-	returns []creditReturn
+	// counted when the channel looks, not by events of their own. A VC
+	// with none on their way has no list (addReturn).
+	returns *returnList
 }
 
 // SetTiles gives a link the tile it leaves its router by and the tile it
@@ -207,20 +213,31 @@ func (c *Channel) absorb(vc int) {
 		return
 	}
 	v := &c.vcs[vc]
-	r := v.returns
+	l := v.returns
+	if l == nil {
+		return
+	}
+	r := l.r
 	i := 0
 	for i < len(r) && r[i].at <= now {
-		v.credits += int32(r[i].units)
-		c.shared += r[i].shared
+		v.credits += r[i].units
+		c.shared += int(r[i].shared)
 		i++
 	}
 	if i > 0 {
 		n := copy(r, r[i:])
-		v.returns = r[:n]
+		l.r = r[:n]
+		if n == 0 {
+			// The list goes back to the machine with its piece: a
+			// channel holds lists only for the credits it has on their
+			// way back.
+			l.next, c.m.freeReturnLists = c.m.freeReturnLists, l
+			v.returns = nil
+		}
 		c.dueFrom = math.MaxInt64
 		for k := range c.vcs {
-			if r := c.vcs[k].returns; len(r) > 0 {
-				c.dueFrom = min(c.dueFrom, r[0].at)
+			if l := c.vcs[k].returns; l != nil && len(l.r) > 0 {
+				c.dueFrom = min(c.dueFrom, l.r[0].at)
 			}
 		}
 	}
@@ -278,13 +295,14 @@ func (c *Channel) pick() *Packet {
 			vc = 0
 		}
 		q := &c.vcs[vc].q
-		if q.head == nil {
+		head := q.front()
+		if head == nil {
 			continue
 		}
 		if !pooled {
 			c.absorb(vc)
 		}
-		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(q.head) {
+		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(head) {
 			if pooled {
 				blocked = true
 			} else {
@@ -314,8 +332,8 @@ func (c *Channel) pick() *Packet {
 // firstReturn is the earlier of wake (none if negative) and when vc's
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
-	if r := c.vcs[vc].returns; len(r) > 0 && (wake < 0 || r[0].at < wake) {
-		return r[0].at
+	if l := c.vcs[vc].returns; l != nil && len(l.r) > 0 && (wake < 0 || l.r[0].at < wake) {
+		return l.r[0].at
 	}
 	return wake
 }
@@ -380,7 +398,7 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 		p.wire = c
 	}
 	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
-	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, need - int(p.pooled), int(p.pooled)})
+	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, int32(need) - p.pooled, p.pooled})
 }
 
 // queueReturn puts r on its way back to VC vc.
@@ -393,29 +411,78 @@ func (c *Channel) queueReturn(vc uint8, r creditReturn) {
 // machine's block at once.
 const returnSlab = 4096
 
-// addReturn appends r to v's credits on their way back. A VC's list
-// grows from a block shared by the machine's channels, not by an
-// allocation of its own for each channel: a list that is full moves to a
-// piece of the block twice its size (the piece it leaves is not used
-// again).
+// returnList is a VC's credits on their way back (vcState.returns), in
+// a piece of the machine's block of credit returns.
+type returnList struct {
+	r    []creditReturn
+	next *returnList // the machine's free lists
+}
+
+// addReturn appends r to v's credits on their way back. A VC has a list
+// only while it has credits on their way back: it takes one from the
+// machine's free lists, which absorb gives the lists it empties back to,
+// pieces and all. A list's piece comes from a block shared by the
+// machine's channels, not from an allocation of its own: a list that is
+// full moves to a piece twice its size, and the piece it leaves goes on
+// the machine's free list of pieces of its size for the next list that
+// grows to that size. So the lists and pieces in use are those of the
+// credits on their way back now, and the free ones at most the most that
+// ever were at once.
 func (m *Machine) addReturn(v *vcState, r creditReturn) {
-	if len(v.returns) == cap(v.returns) {
-		n := max(4, 2*cap(v.returns))
-		if len(m.returnSlab) < n {
-			m.returnSlab = make([]creditReturn, max(n, returnSlab))
+	l := v.returns
+	if l == nil {
+		if l = m.freeReturnLists; l != nil {
+			m.freeReturnLists = l.next
+			l.next = nil
+		} else {
+			if len(m.listSlab) == 0 {
+				m.listSlab = make([]returnList, channelSlab)
+			}
+			l = &m.listSlab[0]
+			m.listSlab = m.listSlab[1:]
 		}
-		grown := m.returnSlab[:len(v.returns):n]
-		m.returnSlab = m.returnSlab[n:]
-		copy(grown, v.returns)
-		v.returns = grown
+		v.returns = l
 	}
-	v.returns = append(v.returns, r)
+	if len(l.r) == cap(l.r) {
+		grown := m.returnPiece(max(minReturns, 2*cap(l.r)))[:len(l.r)]
+		copy(grown, l.r)
+		if cap(l.r) > 0 {
+			k := bits.Len(uint(cap(l.r) / minReturns))
+			for len(m.returnFree) <= k {
+				m.returnFree = append(m.returnFree, nil)
+			}
+			m.returnFree[k] = append(m.returnFree[k], l.r[:0])
+		}
+		l.r = grown
+	}
+	l.r = append(l.r, r)
+}
+
+// minReturns is the smallest piece of a credit return list.
+const minReturns = 4
+
+// returnPiece is an empty piece of n credit returns (minReturns times a
+// power of two): a freed one of that size, or a new one from the block.
+func (m *Machine) returnPiece(n int) []creditReturn {
+	if k := bits.Len(uint(n / minReturns)); k < len(m.returnFree) {
+		if f := m.returnFree[k]; len(f) > 0 {
+			piece := f[len(f)-1]
+			m.returnFree[k] = f[:len(f)-1]
+			return piece
+		}
+	}
+	if len(m.returnSlab) < n {
+		m.returnSlab = make([]creditReturn, max(n, returnSlab))
+	}
+	piece := m.returnSlab[:0:n]
+	m.returnSlab = m.returnSlab[n:]
+	return piece
 }
 
 // giveBack returns the space p held in the far end's buffer now (an
 // ejection tile's packet taken by its NIC) and lets the channel send.
 func (c *Channel) giveBack(p *Packet) {
-	c.queueReturn(p.VC, creditReturn{c.m.k.Now(), c.creditsFor(p) - int(p.pooled), int(p.pooled)})
+	c.queueReturn(p.VC, creditReturn{c.m.k.Now(), int32(c.creditsFor(p)) - p.pooled, p.pooled})
 	if c.queued > 0 {
 		c.kick()
 	}

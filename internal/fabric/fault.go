@@ -187,7 +187,7 @@ func (m *Machine) fail(cs []*Channel) {
 		// they arrive: Router.Fire.)
 		for vc := range c.vcs {
 			q := &c.vcs[vc].q
-			for q.head != nil {
+			for q.front() != nil {
 				p := q.pop()
 				p.Route, p.VC = p.routedRoute, p.routedVC
 				requeue = append(requeue, heldPacket{c.from, p})

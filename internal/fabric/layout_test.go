@@ -41,13 +41,13 @@ func TestCreditReturnLists(t *testing.T) {
 	m := &Machine{}
 	var vs [3]vcState
 	for i := range 1000 {
-		m.addReturn(&vs[i%3], creditReturn{at: Time(i), units: i})
+		m.addReturn(&vs[i%3], creditReturn{at: Time(i), units: int32(i)})
 	}
 	for k, v := range vs {
-		require.Len(t, v.returns, 333+b2i(k == 0))
-		for j, r := range v.returns {
+		require.Len(t, v.returns.r, 333+b2i(k == 0))
+		for j, r := range v.returns.r {
 			assert.Equal(t, Time(3*j+k), r.at)
-			assert.Equal(t, 3*j+k, r.units)
+			assert.Equal(t, int32(3*j+k), r.units)
 		}
 	}
 }
@@ -57,4 +57,31 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A packet queue held by its tail gives its packets back in the order
+// they came, through pushes and pops interleaved, and is empty when they
+// are all out.
+func TestPacketQueueOrder(t *testing.T) {
+	var q pktQueue
+	assert.Nil(t, q.front())
+	ps := make([]Packet, 6)
+	var got []int
+	take := func() {
+		p := q.pop()
+		assert.Nil(t, p.next, "a popped packet is linked to nothing")
+		got = append(got, int(p.Size))
+	}
+	for i := range ps {
+		ps[i].Size = i
+		q.push(&ps[i])
+		assert.Equal(t, &ps[len(got)], q.front(), "the oldest is at the front")
+		if i%2 == 1 {
+			take()
+		}
+	}
+	for q.front() != nil {
+		take()
+	}
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, got)
 }

@@ -52,11 +52,16 @@ type Machine struct {
 	freePkts *Packet
 	chanSlab []Channel // channels newChannel has yet to hand out
 	vcSlab   []vcState // VC states useVCs has yet to hand out
-	// returnSlab is the block addReturn carves credit return lists from.
-	returnSlab []creditReturn
-	freeTxns   *txn // transactions to reuse (recyclable)
-	freeBufs   [][]byte
-	stats      Stats
+	// returnSlab is the block addReturn carves credit return lists from,
+	// returnFree the pieces lists have left, by size (returnPiece), and
+	// freeReturnLists the lists VCs have left.
+	returnSlab      []creditReturn
+	returnFree      [][][]creditReturn
+	freeReturnLists *returnList
+	listSlab        []returnList // lists addReturn has yet to hand out
+	freeTxns        *txn         // transactions to reuse (recyclable)
+	freeBufs        [][]byte
+	stats           Stats
 
 	regFree []Time   // per node: the registration lock is free from then
 	regUsed []int64  // per node: translation-table entries in use (register.go)

@@ -47,7 +47,7 @@ func (n *nic) orbRelease(t *txn, cnt int) {
 	}
 	t.orbHeld -= cnt
 	n.orbUsed -= cnt
-	for n.orbWait.head != nil && n.orbRoom(n.orbWait.head.cnt) {
+	for n.orbWait.front() != nil && n.orbRoom(n.orbWait.front().cnt) {
 		n.transmit(n.orbWait.pop())
 	}
 	if n.bteParked && n.orbRoom(1) {

@@ -36,13 +36,6 @@ func (k pktKind) isRequest() bool { return k <= pktMsg }
 // free list and go back to it; a Routing may read and set the exported
 // fields while the packet is at a router, and must not keep it.
 type Packet struct {
-	// VC is the virtual channel the packet is queued on and takes credits
-	// of. A NIC sends requests on Params.RequestVC and responses on
-	// Params.ResponseVC; the routing may change it at each hop.
-	VC uint8
-	// Adaptive says the packet's transaction is routed adaptively (the
-	// routing option); otherwise deterministically.
-	Adaptive bool
 	// Size is the packet's size in link units; a coarse unit's is the sum
 	// of its packets'.
 	Size int
@@ -58,11 +51,29 @@ type Packet struct {
 	// Route is the routing's own state for the packet (an intermediate
 	// router, a phase); it is zero when a NIC sends the packet.
 	Route [4]int32
+	// VC is the virtual channel the packet is queued on and takes credits
+	// of. A NIC sends requests on Params.RequestVC and responses on
+	// Params.ResponseVC; the routing may change it at each hop.
+	VC uint8
+	// Adaptive says the packet's transaction is routed adaptively (the
+	// routing option); otherwise deterministically.
+	Adaptive bool
 
+	// The unexported fields: words and pointers first, the narrower ones
+	// together at the end, so that a packet has no padding to speak of
+	// (a job may hold one for each post in flight).
 	kind       pktKind
 	order      conduit.OrderingMode
 	failed     bool // carries an error status back
 	translated bool // its address has been translated at the target
+	routedVC   uint8
+
+	// inTile is the router tile it last arrived at; out, while it crosses
+	// a tiled router, the output it goes to (Router.cross).
+	inTile int16
+	// pooled is the input-buffer pool space it holds at the far end of
+	// the channel it last crossed (Params.SharedInputUnits).
+	pooled int32
 
 	ctl func(Time) // a control packet's receiver (control.go)
 
@@ -76,13 +87,7 @@ type Packet struct {
 
 	born Time
 	via  *Channel // the ejection tile it arrived by, until the NIC takes it
-	// inTile is the router tile it last arrived at; out, while it crosses
-	// a tiled router, the output it goes to (Router.cross).
-	inTile int16
-	out    *Channel
-	// pooled is the input-buffer pool space it holds at the far end of
-	// the channel it last crossed (Params.SharedInputUnits).
-	pooled int32
+	out  *Channel
 	// wire is the link it is crossing, from its send until the far
 	// router takes it (set only on a machine whose links may fail:
 	// fault.go); routedRoute and routedVC are its Route and VC before the
@@ -90,7 +95,6 @@ type Packet struct {
 	// the link it was queued for fails.
 	wire        *Channel
 	routedRoute [4]int32
-	routedVC    uint8
 	next        *Packet // free list and queues
 }
 
@@ -149,27 +153,37 @@ func (m *Machine) unitSize(n int, per func(int) int) int {
 // packets is the number of real packets n data bytes take.
 func (m *Machine) packets(n int) int { return max(1, (n+m.p.MaxPacketData-1)/m.p.MaxPacketData) }
 
-// pktQueue is a FIFO of packets linked through next; empty when head is
-// nil.
+// pktQueue is a FIFO of packets linked through next, held by its tail
+// alone: the tail's next is the head (a ring), so that a queue costs one
+// pointer (a channel has one for each VC). It is empty when tail is nil.
 type pktQueue struct {
-	head, tail *Packet
+	tail *Packet
+}
+
+// front is the packet at the head of the queue; nil if it is empty.
+func (q *pktQueue) front() *Packet {
+	if q.tail == nil {
+		return nil
+	}
+	return q.tail.next
 }
 
 func (q *pktQueue) push(p *Packet) {
-	p.next = nil
 	if q.tail == nil {
-		q.head = p
+		p.next = p
 	} else {
+		p.next = q.tail.next
 		q.tail.next = p
 	}
 	q.tail = p
 }
 
 func (q *pktQueue) pop() *Packet {
-	p := q.head
-	q.head = p.next
-	if q.head == nil {
+	p := q.tail.next
+	if p == q.tail {
 		q.tail = nil
+	} else {
+		q.tail.next = p.next
 	}
 	p.next = nil
 	return p

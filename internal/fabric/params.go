@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gopgas/gopgas/internal/sim"
 )
@@ -178,7 +179,7 @@ func (p *Params) validate() error {
 		return fmt.Errorf("tile groups of %d tiles for %d NICs with %d tiles", p.TilesPerGroup, p.NICsPerTileGroup, p.ProcessorTiles)
 	case p.TileColumns < 0 || (p.TileColumns > 0 && (p.TileRows < 1 || p.TileRows*p.TileColumns < p.ProcessorTiles || p.RowBus < 0 || p.ColumnBus < 0)):
 		return fmt.Errorf("router tiles of %d rows x %d columns (buses %v, %v) for %d processor tiles", p.TileRows, p.TileColumns, p.RowBus, p.ColumnBus, p.ProcessorTiles)
-	case p.InputBufferUnits < 1 || p.SharedInputUnits < 0:
+	case p.InputBufferUnits < 1 || p.SharedInputUnits < 0 || p.InputBufferUnits > math.MaxInt32 || p.SharedInputUnits > math.MaxInt32:
 		return fmt.Errorf("input buffers of %d units per VC and %d shared", p.InputBufferUnits, p.SharedInputUnits)
 	case p.FMAStoreBuffers < 0:
 		return fmt.Errorf("%d FMA store buffers per core", p.FMAStoreBuffers)

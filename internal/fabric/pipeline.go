@@ -23,7 +23,7 @@ func (pl *pipeline) next(now Time, vcs int) (p *Packet, wake Time) {
 		if vc == vcs {
 			vc = 0
 		}
-		if pl.q[vc].head == nil {
+		if pl.q[vc].front() == nil {
 			continue
 		}
 		if b := pl.block[vc]; b > now {

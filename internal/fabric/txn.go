@@ -21,65 +21,70 @@ import (
 // synchronization sequence identifier. Its packets commit at the target in
 // whatever order they arrive; it completes when every response is back.
 type txn struct {
-	kind     pktKind // of its requests
-	bte      bool
+	// Its fields are grouped by size (pointers and words, then the
+	// narrower ones together), so that a transaction, of which a job
+	// may hold one for each post in flight, has no padding to speak of.
 	ep, tep  *simnet.Endpoint // source and target PEs
 	src, dst *nic
+	d        *conduit.PostDesc // the runtime's until the transaction completes
+	msg      *simnet.Message
+	msgData  []byte // its header and payload
 	// srcLoc and dstLoc are where the source's and the target's memory
 	// are in their nodes (Config.Location).
 	srcLoc, dstLoc int
-	d              *conduit.PostDesc // the runtime's until the transaction completes
-	msg            *simnet.Message
-	msgData        []byte // its header and payload
 	// What the target needs after the source has completed (a put is
-	// acknowledged before it is visible).
-	remoteEvent bool
-	remoteData  uint64
-	// An AMO's operation, captured at the post.
-	amo              conduit.AMOOp
-	width            uint8
-	fetch            bool
+	// acknowledged before it is visible): remoteEvent (below) and its
+	// data.
+	remoteData uint64
+	// An AMO's operands, captured at the post (its operation below).
 	operand, compare uint64
-	order            conduit.OrderingMode
-	adaptive         bool
 	hash             uint64
-	region           uint32
 	roff             int64
 	size             int
 	npkts            int  // packets, or coarse units
 	unit             int  // real packets per unit: 1, or more for a coarse transfer
 	perPkt           Time // CPU time per FMA store (per real packet)
 
-	next       int // next packet to make
-	pending    int // packets whose completion has not come back
-	orbHeld    int // its request packets holding ORB entries
-	tCommitted int // packets committed at the target
-	sStarted   bool
-	tStarted   bool
-	timing     bool // it is on its source NIC's timer list
+	next       int  // next packet to make
+	pending    int  // packets whose completion has not come back
+	orbHeld    int  // its request packets holding ORB entries
+	tCommitted int  // packets committed at the target
 	alive      Time // its last request sent or response received
 	// checkAt is when its timer is next looked at; tPrev and tNext link
 	// the source NIC's timer list, ordered by checkAt.
 	checkAt      Time
 	tPrev, tNext *txn
 	reads        []Time // a block transfer's reads in flight, by slot: when each is back
-	storing      bool   // its core is storing its FMA packets (fma.go)
-	status       conduit.Status
 	detail       string
-	done         bool
 	born         Time
 	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
 	// attempt's); attempt counts a short message's resends.
-	id      uint64
-	attempt int
-	resent  bool // a short message sent again as a new transaction
-
+	id       uint64
+	nextFree *txn
+	attempt  int32
+	region   uint32
 	// refs counts the packets that point to it (Packet.t); recycle says
 	// it may go back to the machine's free list once none does
 	// (releaseTxn).
-	refs     int32
+	refs int32
+
+	kind        pktKind // of its requests
+	bte         bool
+	remoteEvent bool
+	// An AMO's operation.
+	amo      conduit.AMOOp
+	width    uint8
+	fetch    bool
+	order    conduit.OrderingMode
+	adaptive bool
+	sStarted bool
+	tStarted bool
+	timing   bool // it is on its source NIC's timer list
+	storing  bool // its core is storing its FMA packets (fma.go)
+	status   conduit.Status
+	done     bool
+	resent   bool // a short message sent again as a new transaction
 	recycle  bool
-	nextFree *txn
 }
 
 // msgBytes is the part of a message a packet carries.

@@ -28,6 +28,9 @@ const (
 	timeBits = 64 - slotBits // pending events span at most 2^42 ps (4.4 s)
 )
 
+// bodyChunk is how many event bodies the slab makes at once.
+const bodyChunk = 1 << 12
+
 type body struct {
 	a    Actor
 	code int32
@@ -36,10 +39,14 @@ type body struct {
 
 // Kernel is a discrete-event simulator.
 type Kernel struct {
-	now   Time
-	base  Time     // keys hold times relative to it
-	heap  []uint64 // time-base << slotBits | slot
-	slab  []body
+	now  Time
+	base Time     // keys hold times relative to it
+	heap []uint64 // time-base << slotBits | slot
+	// slab is the event bodies, in chunks of bodyChunk made as the
+	// pending events first need them (so that growing it copies nothing
+	// and leaves no garbage); slots counts the slots made.
+	slab  [][]body
+	slots uint32
 	free  []uint32 // free slots of the slab
 	fired uint64
 	rng   *rand.Rand
@@ -95,13 +102,16 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 		slot = k.free[n-1]
 		k.free = k.free[:n-1]
 	} else {
-		if len(k.slab) > slotMask {
+		if k.slots > slotMask {
 			panic("sim: more than 4M events pending")
 		}
-		slot = uint32(len(k.slab))
-		k.slab = append(k.slab, body{})
+		slot = k.slots
+		if slot%bodyChunk == 0 {
+			k.slab = append(k.slab, make([]body, bodyChunk))
+		}
+		k.slots++
 	}
-	k.slab[slot] = body{a: a, code: code, data: data}
+	k.slab[slot/bodyChunk][slot%bodyChunk] = body{a: a, code: code, data: data}
 	k.push(uint64(t-k.base)<<slotBits | uint64(slot))
 }
 
@@ -191,8 +201,9 @@ func (k *Kernel) Step() bool {
 	}
 	e := k.pop()
 	slot := uint32(e & slotMask)
-	b := k.slab[slot]
-	k.slab[slot] = body{}
+	bp := &k.slab[slot/bodyChunk][slot%bodyChunk]
+	b := *bp
+	*bp = body{}
 	k.free = append(k.free, slot)
 	k.now = k.base + Time(e>>slotBits)
 	k.fired++
