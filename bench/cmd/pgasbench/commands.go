@@ -317,16 +317,27 @@ func runBench(a *app, ctx context.Context, o *options) error {
 		// an interrupted one), from every run: their median and range.
 		a.plotRuns = append(a.plotRuns, run)
 		if a.index+1 >= max(a.count, 1) || stopped != nil {
-			fig, err := report.RunsFigure(a.plotRuns)
-			if err == nil {
-				err = fig.Save(o.plot)
-			}
-			if err != nil {
+			if err := a.drawRuns(o); err != nil {
 				return err
 			}
 		}
 	}
 	return stopped
+}
+
+// drawRuns draws --plot from the runs so far (all of --count's, or those
+// before an interruption) and forgets them.
+func (a *app) drawRuns(o *options) error {
+	runs := a.plotRuns
+	a.plotRuns = nil
+	if o.plot == "" || len(runs) == 0 {
+		return nil
+	}
+	fig, err := report.RunsFigure(runs)
+	if err == nil {
+		err = fig.Save(o.plot)
+	}
+	return err
 }
 
 // runOne runs the benchmark once (one element type).

@@ -145,6 +145,10 @@ func (a *app) repeat(ctx context.Context, cmd *command, o *options, p *procFlags
 			return err
 		}
 		if ctx.Err() != nil {
+			// Interrupted between two runs: the plot of those done.
+			if err := a.drawRuns(o); err != nil {
+				return err
+			}
 			return ctx.Err()
 		}
 	}

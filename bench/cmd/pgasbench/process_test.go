@@ -416,3 +416,31 @@ func TestPlotCountRuns(t *testing.T) {
 	assert.NotContains(t, string(b), "median of", "one run")
 	assert.Contains(t, string(b), "Atomic Operations")
 }
+
+// cancelOnWrite cancels a context at the first write to it.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
+}
+
+// An interruption between two runs of --count still draws the plot of
+// the runs done.
+func TestPlotCountInterruptedBetweenRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lat.svg")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnWrite{cancel: cancel}
+	var errb bytes.Buffer
+	a := &app{lookupEnv: envOf(nil), stdout: out, stderr: &errb}
+	code := a.run(ctx, []string{"put_latency", "--conduit", "gemini", "-m", "8:64", "-i", "2", "-x", "1", "--count", "3", "--plot", path})
+	assert.NotEqual(t, exitOK, code, "interrupted")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err, "the plot of the first run; stderr: %s", errb.String())
+	assert.NotContains(t, string(b), "median of", "one run was done")
+	assert.Equal(t, 1, strings.Count(out.String(), "# Size"), "one run printed")
+}
