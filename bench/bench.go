@@ -119,6 +119,13 @@ type Setup struct {
 	// messages carry the layout's bytes, packed and unpacked by the
 	// benchmark in the time (see Layout). It excludes Validate, as OSU's.
 	Layout *Layout
+	// Pairs is osu_mbw_mr's -p: PE i < Pairs sends to PE i + Pairs, and
+	// the PEs from 2 x Pairs on only join the barriers; 0 means half the
+	// PEs.
+	Pairs int
+	// VaryWindow is osu_mbw_mr's -V: every size is measured with each of
+	// VariedWindows in turn (Result.Windows, Point.ByWindow).
+	VaryWindow bool
 	// Graph keeps every per-iteration figure in Point.Samples (OSU's -G);
 	// the clock is then read around every iteration.
 	Graph bool
@@ -203,6 +210,9 @@ type Point struct {
 	// Transmit is the bytes a message carried under Setup.Layout (OSU's
 	// Transmit Size).
 	Transmit int
+	// ByWindow and RateByWindow are the figure and the message rate with
+	// each of Result.Windows (osu_mbw_mr's -V).
+	ByWindow, RateByWindow []float64
 	// Samples are the per-iteration figures, in order, when Setup.Graph
 	// asked for them (rank 0's).
 	Samples []float64
@@ -245,6 +255,14 @@ type Result struct {
 	// element type ("MPI_CHAR"), the window's creation and its
 	// synchronization ("MPI_Win_flush"), when the benchmark has them.
 	Datatype, WinCreation, Sync string
+	// Pairs is the number of sender/receiver pairs of the multi-pair
+	// tests (osu_mbw_mr's -p); 0 when not set.
+	Pairs int
+	// Windows are the windows of Point.ByWindow (osu_mbw_mr's -V).
+	Windows []int
+	// NoRate leaves the message rate out of the output (osu_mbw_mr's
+	// -R 0).
+	NoRate bool
 	// Points are the figures by size.
 	Points []Point
 	// Rank0 says this process ran rank 0, which measures and fills the
@@ -285,6 +303,7 @@ type job struct {
 	minPEs                    int  // at least
 	even                      bool // an even number of PEs
 	all                       bool // every PE of the first half pairs with one of the second
+	pairs                     int  // with all: the pairs (PE i < pairs with i + pairs); 0: n/2
 	sizes                     []int
 	segment                   int64 // bytes per PE beyond the reserved part
 	private                   int64 // bytes per PE the program touches outside its segment
@@ -302,6 +321,9 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	pes := nodes * ppn
 	if pes < j.minPEs {
 		return pgas.Config{}, nil, fmt.Errorf("%w: %s needs at least %d PEs; %d nodes x %d PEs per node is %d", ErrBadSetup, j.name, j.minPEs, nodes, ppn, pes)
+	}
+	if j.pairs < 0 || j.pairs > pes/2 {
+		return pgas.Config{}, nil, fmt.Errorf("%w: %s: %d pairs: want 1 to %d (half of %d PEs)", ErrBadSetup, j.name, j.pairs, pes/2, pes)
 	}
 	if j.even && pes%2 != 0 {
 		return pgas.Config{}, nil, fmt.Errorf("%w: %s pairs PEs; %d nodes x %d PEs per node is %d, odd", ErrBadSetup, j.name, nodes, ppn, pes)

@@ -193,11 +193,18 @@ func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender 
 	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
 		send, recv := make([]byte, j.private/2), make([]byte, j.private/2)
 		half, rank := pe.Size()/2, pe.Rank()
+		if j.all && j.pairs > 0 {
+			if j.pairs > half {
+				// An MPI launch's own count of PEs.
+				return fmt.Errorf("%w: %s: %d pairs: want 1 to %d (half of %d PEs)", ErrBadSetup, j.name, j.pairs, half, pe.Size())
+			}
+			half = j.pairs
+		}
 		peer, sender := -1, false
 		switch {
 		case j.all && rank < half:
 			peer, sender = rank+half, true
-		case j.all:
+		case j.all && rank < 2*half:
 			peer = rank - half
 		case rank == 0:
 			peer, sender = half, true
@@ -207,6 +214,9 @@ func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender 
 		return body(pe, r, peer, sender, send, recv)
 	})
 	if res != nil {
+		if j.all {
+			res.Pairs = j.pairs
+		}
 		res.Validated = s.Validate
 		res.Datatype = s.Datatype.OMBName()
 		res.DDT = s.Layout != nil
@@ -234,9 +244,59 @@ func MsgBiBW(s Setup, sizes []int) (*Result, error) {
 // PE i + n/2; the figure is the aggregate bandwidth (size x window x
 // iterations x pairs over the senders' average time), MB/s, and Rate the
 // aggregate messages per second.
+//
+// With Setup.Pairs, PE i < Pairs pairs with PE i + Pairs and the others
+// only join the barriers; with Setup.VaryWindow, the sizes run with each
+// of VariedWindows (a job each), the figures in Point.ByWindow and
+// Point.RateByWindow, Value and Rate being the first window's and Report
+// the jobs' sum.
 func MsgMBWMR(s Setup, sizes []int) (*Result, error) {
-	return msgWindows(s, sizes, "mbw_mr", "OSU gopgas Multiple Bandwidth / Message Rate Test", false, true)
+	if !s.VaryWindow {
+		return msgWindows(s, sizes, "mbw_mr", "OSU gopgas Multiple Bandwidth / Message Rate Test", false, true)
+	}
+	var res *Result
+	for _, w := range VariedWindows {
+		s.Window = w
+		r, err := msgWindows(s, sizes, "mbw_mr", "OSU gopgas Multiple Bandwidth / Message Rate Test", false, true)
+		if err != nil {
+			return r, err
+		}
+		if !r.Rank0 {
+			// Another process of an MPI launch: it runs every window's
+			// job, rank 0 gathers the figures.
+			res = r
+			continue
+		}
+		if res == nil {
+			res = r
+			res.Windows = VariedWindows
+		} else {
+			addReport(&res.Report, r.Report)
+		}
+		for i := range res.Points {
+			res.Points[i].ByWindow = append(res.Points[i].ByWindow, r.Points[i].Value)
+			res.Points[i].RateByWindow = append(res.Points[i].RateByWindow, r.Points[i].Rate)
+		}
+	}
+	return res, nil
 }
+
+// addReport adds the figures of another job's report to sum: its span
+// (the jobs ran one after the other), its events and its counters.
+func addReport(sum *pgas.Report, r pgas.Report) {
+	sum.End += r.End
+	sum.Events += r.Events
+	for k, v := range r.Counters {
+		if sum.Counters == nil {
+			sum.Counters = map[string]int64{}
+		}
+		sum.Counters[k] += v
+	}
+}
+
+// VariedWindows are the windows of osu_mbw_mr's -V (OSU 7.4's
+// WINDOW_SIZES).
+var VariedWindows = []int{1, 2, 4, 8, 16, 32, 64, 128}
 
 // msgWindows runs osu_bw's loop (both: osu_bibw's; all: every pair's).
 func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Result, error) {
@@ -249,6 +309,9 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 	}
 	j := msgJob(name, title, "MB/s", column, sizes, area, all)
 	j.all = all
+	if all {
+		j.pairs = s.Pairs
+	}
 	sizes = s.typedSizes(sizes)
 	reps := s.validationReps()
 	return s.pairs(j, func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error {

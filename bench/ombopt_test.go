@@ -1,6 +1,8 @@
 package bench_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,6 +285,48 @@ func TestCollectiveDatatypes(t *testing.T) {
 					assert.Zero(t, p.Errors, "%s %s %d in place %v", c, d.OMBName(), p.Size, inPlace)
 				}
 			}
+		}
+	}
+}
+
+// osu_mbw_mr's -p: one pair of four PEs sends half the aggregate of two
+// (the result says how many ran); more pairs than half the PEs, or a
+// negative count, is a bad setup. -V: a figure and a rate per window.
+func TestMBWMRPairsAndWindows(t *testing.T) {
+	s := bench.Setup{Config: pgas.Config{Conduit: "gemini", Seed: 3}, Nodes: 2, PPN: 2, Iterations: 3, Warmup: 1, Window: 8}
+	bw := map[int]float64{}
+	for _, pairs := range []int{1, 2} {
+		s.Pairs = pairs
+		r, err := bench.MsgMBWMR(s, []int{1024})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Pairs != pairs || len(r.Points) != 1 {
+			t.Fatalf("-p %d: result of %d pairs, %d points", pairs, r.Pairs, len(r.Points))
+		}
+		bw[pairs] = r.Points[0].Value
+	}
+	if !(bw[2] > 1.5*bw[1]) {
+		t.Errorf("one pair %.2f MB/s, two %.2f MB/s: want two well above one", bw[1], bw[2])
+	}
+	for _, bad := range []int{3, -1} {
+		s.Pairs = bad
+		if _, err := bench.MsgMBWMR(s, []int{8}); !errors.Is(err, bench.ErrBadSetup) || !strings.Contains(err.Error(), fmt.Sprintf("%d pairs", bad)) {
+			t.Errorf("%d pairs of 4 PEs: %v", bad, err)
+		}
+	}
+	s.Pairs, s.VaryWindow, s.Iterations = 0, true, 1
+	r, err := bench.MsgMBWMR(s, []int{8, 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Points {
+		if len(r.Windows) != len(bench.VariedWindows) || len(p.ByWindow) != len(r.Windows) || len(p.RateByWindow) != len(r.Windows) {
+			t.Fatalf("size %d: windows %v, figures %v, rates %v", p.Size, r.Windows, p.ByWindow, p.RateByWindow)
+		}
+		// Deeper windows overlap more messages: 128 beats 1.
+		if !(p.ByWindow[len(p.ByWindow)-1] > p.ByWindow[0]) {
+			t.Errorf("size %d: window 1 %.2f MB/s, window 128 %.2f", p.Size, p.ByWindow[0], p.ByWindow[len(p.ByWindow)-1])
 		}
 	}
 }

@@ -74,7 +74,16 @@ func Preamble(run *Run) []string {
 	}
 	switch layoutOf(r.Benchmark) {
 	case layoutMulti:
-		return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: %d ]", max(run.pes()/2, 1), r.Window), datatype}
+		pairs := max(run.pes()/2, 1)
+		if r.Pairs > 0 {
+			pairs = r.Pairs
+		}
+		if len(r.Windows) > 0 {
+			// osu_mbw_mr -V: the matrix's title before the datatype.
+			return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: varied ]", pairs), "",
+				"# Uni-directional Bandwidth (MB/sec)", datatype}
+		}
+		return []string{title, fmt.Sprintf("# [ pairs: %d ] [ window size: %d ]", pairs, r.Window), datatype}
 	case layoutOneSided:
 		// OSU's names of the -w and -s choices, when the test made them.
 		win, sync := "symmetric segment (pgas.PE.Alloc)", syncText(r.Benchmark)
@@ -131,6 +140,10 @@ func WriteOSU(w io.Writer, run *Run) error {
 			fmt.Fprintf(b, "%-*d%*.*f\n", SizeWidth, run.Setup.Variables, FieldWidth, FloatPrecision, p.Value)
 		}
 	default:
+		if len(r.Windows) > 0 {
+			writeMatrix(b, r)
+			break
+		}
 		writeTable(b, run)
 		for _, m := range run.More {
 			fmt.Fprintf(b, "# Datatype: %s.\n", m.Datatype)
@@ -174,6 +187,38 @@ func writeTable(b *bufio.Writer, run *Run) {
 			}
 			b.WriteByte('\n')
 		}
+	}
+}
+
+// The widths of osu_mbw_mr -V's matrix: the size column, left-justified,
+// then a column per window, right-justified after two spaces.
+const (
+	matrixSizeWidth = 7
+	matrixWidth     = 10
+)
+
+// writeMatrix prints osu_mbw_mr -V's matrices: the bandwidth of every
+// size (a row) with every window (a column), then, unless -R 0, a blank
+// line and the message rates in the same layout.
+func writeMatrix(b *bufio.Writer, r *bench.Result) {
+	matrix := func(v func(p bench.Point) []float64) {
+		fmt.Fprintf(b, "%-*s", matrixSizeWidth, "#")
+		for _, w := range r.Windows {
+			fmt.Fprintf(b, "  %*d", matrixWidth, w)
+		}
+		b.WriteByte('\n')
+		for _, p := range r.Points {
+			fmt.Fprintf(b, "%-*d", matrixSizeWidth, p.Size)
+			for _, x := range v(p) {
+				fmt.Fprintf(b, "  %*.*f", matrixWidth, FloatPrecision, x)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	matrix(func(p bench.Point) []float64 { return p.ByWindow })
+	if !r.NoRate {
+		fmt.Fprint(b, "\n# Message Rate Profile\n")
+		matrix(func(p bench.Point) []float64 { return p.RateByWindow })
 	}
 }
 
@@ -287,7 +332,10 @@ func HeaderLines(run *Run) []string {
 			fmt.Sprintf("PEs: %d (one process, shared memory; nominally %s x %s per node)", run.pes(), plural(r.Nodes, "node"), plural(r.PPN, "PE")))
 	}
 	lines = append(lines, "Ordering: "+r.Ordering.String(), "Mechanism: "+mechanismText(r.Mechanism))
-	if windowed(r.Benchmark) {
+	switch {
+	case len(r.Windows) > 0:
+		lines = append(lines, fmt.Sprintf("Window: varied (%v, a job each)", r.Windows))
+	case windowed(r.Benchmark):
 		lines = append(lines, fmt.Sprintf("Window: %d", r.Window))
 	}
 	if run.Op != "" {

@@ -211,7 +211,9 @@ func (run *Run) check() error {
 func (run *Run) pes() int { return run.Result.Nodes * run.Result.PPN }
 
 // hasRate says whether the points carry a message rate worth a column.
-func hasRate(r *bench.Result) bool { return r.Benchmark == "mbw_mr" || r.Benchmark == "put_mbw_mr" }
+func hasRate(r *bench.Result) bool {
+	return !r.NoRate && (r.Benchmark == "mbw_mr" || r.Benchmark == "put_mbw_mr")
+}
 
 // camel turns a benchmark name into the Go identifier of its gobench line
 // ("put_bw" -> "PutBW").

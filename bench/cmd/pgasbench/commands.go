@@ -76,7 +76,7 @@ var ombSets = map[string]ombSet{
 	"latency":     ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
 	"bw":          ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
 	"bibw":        ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
-	"mbw_mr":      ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
+	"mbw_mr":      ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombMBWMR,
 	"multi_lat":   ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
 	"put_latency": ombWindow | ombGraph,
 	"get_latency": ombWindow | ombGraph,
@@ -131,7 +131,7 @@ func init() {
 			"osu_bibw on pgas's two-sided messaging: rank 0 and rank n/2 each start a window of Irecvs and a window of Isends to the other and wait for both; the total of both directions, MB/s. Defaults as bw. "+omb,
 			titled(msgBW, "OSU gopgas Bi-Directional Bandwidth Test")),
 		benchCommand("mbw_mr", "two-sided multi-pair bandwidth and message rate (osu_mbw_mr)",
-			"osu_mbw_mr on pgas's two-sided messaging: PE i of the first half runs osu_bw's loop with PE i + n/2; aggregate MB/s and messages per second. Defaults: 2 nodes, 1 PE per node (use --ppn for more pairs), window 64. "+omb,
+			"osu_mbw_mr on pgas's two-sided messaging: PE i of the first half runs osu_bw's loop with PE i + n/2 (-p N: PE i < N with PE i + N); aggregate MB/s and messages per second (-R 0: no rate; -V: a matrix over windows 1..128, as OSU's). Defaults: 2 nodes, 1 PE per node (use --ppn for more pairs), window 64. "+omb,
 			titled(benchFlags{lo: 1, hi: p2pMax, window: bench.DefaultWindow, percentiles: true, validate: true, plot: true}, "OSU gopgas Multiple Bandwidth / Message Rate Test")),
 		benchCommand("multi_lat", "two-sided multi-pair latency (osu_multi_lat)",
 			"osu_multi_lat on pgas's two-sided messaging: PE i of the first half and PE i + n/2 run latency's ping-pong at once; the average over the pairs of half the round trip, us. Defaults: 2 nodes, 1 PE per node (use --ppn for more pairs). "+omb,
@@ -285,6 +285,9 @@ func runBench(a *app, ctx context.Context, o *options) error {
 		// The first type's table first, as OSU prints them.
 		run.More = append(more[1:], r)
 		r = more[0]
+	}
+	if r != nil && o.omb.printRate == 0 && o.given["R"] {
+		r.NoRate = true // osu_mbw_mr's -R 0
 	}
 	a.endProgress()
 	var stopped error // interrupted: print the points measured, then say so

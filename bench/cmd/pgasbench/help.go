@@ -42,7 +42,8 @@ Common flags of the benchmarks: --conduit (smp, gemini, aries), --nodes, --ppn,
 -z/--tail-lat[=LIST], -f/--full, -c/--validation[=log:DIR], -v/--version, and
 where the OMB test takes them -b/--buffer-num, -u/--validation-warmup,
 -T/--type, -w/--win-options, -s/--sync-option, -l/--in-place, -M/--mem-limit,
--t/--num-test-calls, -G/--graph, -D/--ddt. Not applicable, refused with the
+-t/--num-test-calls, -G/--graph, -D/--ddt, and mbw_mr's -p/--num-pairs,
+-R/--print-rate, -V/--vary-window. Not applicable, refused with the
 reason: -d/--accelerator, -a/--array-size, -P/--papi, -I/--session.
 
 Output is the OSU Micro-Benchmarks 7.4's text by default; a simulated backend

@@ -3,8 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gopgas/gopgas/bench"
 )
 
 // ombCase is an OSU Micro-Benchmarks 7.4 output (testdata/omb) and the
@@ -34,6 +38,10 @@ var ombCases = []ombCase{
 	{"osu_mbw_mr", []string{"mbw_mr", "-m", "1:2"}, nil},
 	{"osu_mbw_mr_z", []string{"mbw_mr", "-m", "1:2", "-z"}, nil},
 	{"osu_mbw_mr_c", []string{"mbw_mr", "-m", "1:2", "-c"}, nil},
+	{"osu_mbw_mr_R0", []string{"mbw_mr", "-m", "8:16", "-R", "0"}, nil},
+	// OSU 7.4 runs -p 1 on four processes as two pairs (it resets -p to
+	// half the processes): the layout is that of -p 2.
+	{"osu_mbw_mr_p1", []string{"mbw_mr", "-m", "8:16", "-p", "2", "--nodes", "2", "--ppn", "2"}, nil},
 	{"osu_multi_lat", []string{"multi_lat", "-m", "1:2"}, nil},
 	{"osu_put_latency", []string{"put_latency", "-m", "1:2"}, nil},
 	{"osu_get_latency", []string{"get_latency", "-m", "1:2"}, nil},
@@ -286,6 +294,14 @@ func TestOMBOptionErrors(t *testing.T) {
 		{[]string{"latency", "--validation=foo"}, "want log or log:DIR"},
 		{[]string{"latency", "-T", "all", "--format", "csv"}, "-T all: one table per type"},
 		{[]string{"latency", "-G", "tty", "--format", "json"}, "-G tty: the chart follows"},
+		{[]string{"mbw_mr", "-R", "2"}, "-R 2: want 0 or 1"},
+		{[]string{"mbw_mr", "--print-rate=-1"}, "-R -1: want 0 or 1"},
+		{[]string{"mbw_mr", "-p", "0"}, "-p 0: want at least 1 pair"},
+		{[]string{"mbw_mr", "-p", "3", "--ppn", "2"}, "-p 3: more pairs than half the 4 PEs"},
+		{[]string{"mbw_mr", "--num-pairs", "2"}, "-p 2: more pairs than half the 2 PEs"},
+		{[]string{"mbw_mr", "-V", "-c"}, "-V: prints OSU's matrices"},
+		{[]string{"mbw_mr", "-V", "--format", "csv"}, "-V: the matrices are OSU's text"},
+		{[]string{"bw", "-R", "0"}, "-R"},
 	} {
 		r := pgasbench(t, nil, false, tc.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
@@ -345,5 +361,79 @@ func TestOMBAcceptedOptions(t *testing.T) {
 	r = pgasbench(t, nil, false, "allreduce", "-m", "8:16", "-i", "1", "-x", "0", "-M", "4K")
 	if r.code != 0 || !strings.Contains(r.stderr, "too low, using 1048576") {
 		t.Errorf("allreduce -M 4K: status %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// osu_mbw_mr -V: OSU's matrices line for line (the same "#" and blank
+// lines, a row per size with a value per window ending where OSU's end),
+// then pgasbench's description.
+func TestOMBVaryWindow(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", "omb", "osu_mbw_mr_V.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rate := range []string{"1", "0"} {
+		r := pgasbench(t, nil, false, "mbw_mr", "-V", "-m", "8:64", "-R", rate, "-i", "2", "-x", "0", "--conduit", "gemini")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("-R %s: status %d, stderr %q", rate, r.code, r.stderr)
+		}
+		olines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+		if rate == "0" {
+			// Without the rate: up to the blank line before its matrix.
+			olines = olines[:slices.Index(olines[5:], "")+5]
+		}
+		glines := strings.Split(r.stdout, "\n")
+		for i, o := range olines {
+			g := glines[i]
+			switch {
+			case strings.HasPrefix(o, "# OSU"):
+				if ombTitle(o) != g {
+					t.Errorf("-R %s: title %q, OSU's %q", rate, g, o)
+				}
+			case o == "" || strings.HasPrefix(o, "#"):
+				if g != o {
+					t.Errorf("-R %s: line %d %q, OSU's %q", rate, i, g, o)
+				}
+			default:
+				// A value per window, ending where OSU's end.
+				if ge, oe := fieldEnds(g), fieldEnds(o); !slicesEqual(ge[1:], oe[1:]) || len(ge) != 1+len(bench.VariedWindows) {
+					t.Errorf("-R %s: row %q has fields ending at %v, OSU's %q at %v", rate, g, ge, o, oe)
+				}
+			}
+		}
+		if !strings.HasPrefix(glines[len(olines)], "# gopgas") {
+			t.Errorf("-R %s: after the matrices %q, not the description", rate, glines[len(olines)])
+		}
+	}
+}
+
+// osu_mbw_mr -p: on four PEs, -p 1 runs one pair (PE 0 to PE 2; PEs 1
+// and 3 only join the barriers), -p 2 two, which move twice the bytes;
+// -R 0 drops the Messages/s column.
+func TestOMBPairs(t *testing.T) {
+	bw := map[string]float64{}
+	for _, p := range []string{"1", "2"} {
+		r := pgasbench(t, nil, false, "mbw_mr", "-p", p, "--nodes", "2", "--ppn", "2", "-m", "4096:4096", "-i", "4", "-x", "0", "-R", "0", "--conduit", "gemini")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("-p %s: status %d, stderr %q", p, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stdout, "# [ pairs: "+p+" ] [ window size: 64 ]\n") || strings.Contains(r.stdout, "Messages/s") {
+			t.Fatalf("-p %s -R 0: %q", p, r.stdout)
+		}
+		_, row, _ := strings.Cut(r.stdout, "\n4096 ")
+		f := strings.Fields(row)
+		if len(f) == 0 {
+			t.Fatalf("-p %s: no row: %q", p, r.stdout)
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw[p] = v
+	}
+	// The aggregate counts the pairs' bytes: one pair's is well below
+	// two pairs'.
+	if !(bw["2"] > 1.5*bw["1"]) {
+		t.Errorf("-p 1: %.2f MB/s, -p 2: %.2f MB/s; want -p 2's well above one pair's", bw["1"], bw["2"])
 	}
 }

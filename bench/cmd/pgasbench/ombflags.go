@@ -25,6 +25,7 @@ const (
 	ombGraph                       // -G/--graph
 	ombDDT                         // -D/--ddt
 	ombGPU                         // -d/--accelerator, -a/--array-size
+	ombMBWMR                       // -p/--num-pairs, -R/--print-rate, -V/--vary-window
 )
 
 // ombExtra holds the values of those options.
@@ -32,6 +33,8 @@ type ombExtra struct {
 	buffers, dtype, win, sync, memLimit, testCalls, graph, ddt string
 	valWarmup                                                  int
 	inPlace                                                    bool
+	pairs, printRate                                           int
+	varyWindow                                                 bool
 	// Options of OSU's that cannot apply to gopgas: given, they are
 	// refused.
 	accel, arraySize, papi string
@@ -124,6 +127,14 @@ func ombFlags(o *options, fs *flag.FlagSet, set ombSet) {
 	if set&ombDDT != 0 {
 		both(&x.ddt, "D", "ddt", "", "a non-contiguous layout `TYPE[:ARGS]` of the message's bytes, as OSU's derived datatypes: cont, vect:STRIDE:BLOCK (a block of BLOCK bytes every STRIDE bytes) or indx:FILE (a DISPLACEMENT,LENGTH line per block); gopgas has no datatypes, so the sender packs the layout into a contiguous message and the receiver unpacks it, as an MPI library does over shared memory, both in the time; adds OSU's Transmit Size column (the bytes a message carries, which the bandwidth counts); not with -c")
 	}
+	if set&ombMBWMR != 0 {
+		fs.IntVar(&x.pairs, "p", 0, "`PAIRS` of senders and receivers: PE i < PAIRS sends to PE i + PAIRS, the PEs from 2 x PAIRS on only join the barriers; 1 to half the PEs (default half). OSU 7.4 parses -p but then sets the pairs to half the processes; gopgas uses the value")
+		fs.IntVar(&x.pairs, "num-pairs", 0, "same as -p")
+		fs.IntVar(&x.printRate, "R", 1, "print the message rate: 1 (the Messages/s column, OSU's default) or 0 (leave it out)")
+		fs.IntVar(&x.printRate, "print-rate", 1, "same as -R")
+		fs.BoolVar(&x.varyWindow, "V", false, "vary the window: every size with windows 1, 2, 4 ... 128 in turn (a job each), printed as OSU's matrices (bandwidth, then unless -R 0 the message rate; a row per size, a column per window); OSU text only, not with -c, -z, -G or -T all")
+		fs.BoolVar(&x.varyWindow, "vary-window", false, "same as -V")
+	}
 	if set&ombGPU != 0 {
 		both(&x.arraySize, "a", "array-size", "", "not applicable (GPU arrays): refused")
 	}
@@ -136,7 +147,8 @@ func ombFlags(o *options, fs *flag.FlagSet, set ombSet) {
 // ombAliases are the long names of these options by their short name.
 var ombAliases = [][2]string{{"b", "buffer-num"}, {"u", "validation-warmup"}, {"T", "type"}, {"w", "win-options"},
 	{"s", "sync-option"}, {"l", "in-place"}, {"M", "mem-limit"}, {"t", "num-test-calls"}, {"G", "graph"}, {"D", "ddt"},
-	{"a", "array-size"}, {"d", "accelerator"}, {"P", "papi"}, {"I", "session"}}
+	{"a", "array-size"}, {"d", "accelerator"}, {"P", "papi"}, {"I", "session"},
+	{"p", "num-pairs"}, {"R", "print-rate"}, {"V", "vary-window"}}
 
 // applyOMB checks the options and sets them on s; it returns the element
 // types to run (several for -T all) and the largest size -M allows (0:
@@ -177,6 +189,29 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 		}
 	} else if o.cmd.name == "latency" || o.cmd.name == "bw" || o.cmd.name == "bibw" || o.cmd.name == "mbw_mr" || o.cmd.name == "multi_lat" {
 		s.Buffers = bench.BuffersSingle
+	}
+	if o.given["R"] && x.printRate != 0 && x.printRate != 1 {
+		return nil, usagef("-R %d: want 0 or 1", x.printRate)
+	}
+	if o.given["p"] {
+		if x.pairs < 1 {
+			return nil, usagef("-p %d: want at least 1 pair", x.pairs)
+		}
+		if n := o.pes(2, 1); o.conduit != "mpi" && x.pairs > n/2 {
+			return nil, usagef("-p %d: more pairs than half the %d PEs", x.pairs, n)
+		}
+		s.Pairs = x.pairs
+	}
+	if x.varyWindow {
+		switch {
+		case o.validate || o.percentiles || o.given["G"]:
+			return nil, usagef("-V: prints OSU's matrices of figures alone; not with -c, -z or -G")
+		case o.format != "osu":
+			return nil, usagef("-V: the matrices are OSU's text; --format %s records one window", o.format)
+		case o.given["T"] && strings.ToLower(x.dtype) == "all":
+			return nil, usagef("-V: one element type at a time (-T all is not taken with it)")
+		}
+		s.VaryWindow = true
 	}
 	if o.given["u"] && x.valWarmup < 0 {
 		return nil, usagef("-u %d: must be at least 0", x.valWarmup)
