@@ -22,7 +22,7 @@ func Example() {
 	// # OSU gopgas Get latency Test v7.4
 	// # Window creation: symmetric segment (pgas.PE.Alloc)
 	// # Synchronization: blocking operation (complete at return)
-	// # Datatype: byte.
+	// # Datatype: MPI_CHAR.
 	// # Size          Latency (us)
 	// 8                       0.43
 	// 16                      0.50

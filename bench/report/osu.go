@@ -63,10 +63,14 @@ func layoutOf(benchmark string) layout {
 func Preamble(run *Run) []string {
 	r := run.Result
 	title := fmt.Sprintf("# %s v%s", r.Title, OMBVersion)
-	datatype := "# Datatype: byte."
+	// OSU's names of the element moved: bytes (MPI_CHAR, OSU's default),
+	// the atomics' 64-bit word, the allreduce's float64 sums.
+	datatype := "# Datatype: MPI_CHAR."
 	switch r.Benchmark {
 	case "fop_latency", "cas_latency", "acc_latency", "atomics", "atomics_many_to_one":
-		datatype = "# Datatype: int64."
+		datatype = "# Datatype: MPI_INT64_T."
+	case "allreduce":
+		datatype = "# Datatype: MPI_DOUBLE."
 	}
 	if r.Datatype != "" {
 		// OSU's -T: OSU's name of the element type.

@@ -54,7 +54,7 @@ func TestOSUExact(t *testing.T) {
 	want := `# OSU gopgas Put Bandwidth Test v7.4
 # Window creation: symmetric segment (pgas.PE.Alloc)
 # Synchronization: windows of non-blocking operations, WaitAll
-# Datatype: byte.
+# Datatype: MPI_CHAR.
 # Size      Bandwidth (MB/s)
 1                       3.14
 1024                 4659.65
