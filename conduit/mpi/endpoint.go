@@ -69,7 +69,7 @@ type remoteRegion struct {
 type endpoint struct {
 	job       *job
 	lastSched time.Time // the last pass through Go's scheduler (resched)
-	work      int       // flushed work since the clock was last read (flushWork)
+	work      int       // work posted since the clock was last read (flushWork)
 	rank      int
 	ordering  conduit.OrderingMode
 
@@ -421,6 +421,7 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 		return fmt.Errorf("%w (%v of %d bytes to PE %d at offset %d)", err, d.Type, d.Bytes(), d.Target, d.RemoteOffset)
 	}
 	e.pending = append(e.pending, f)
+	e.work += 1 + int(d.Bytes()>>16)
 	bit := uint8(1)
 	if dyn {
 		bit = 2
@@ -498,9 +499,6 @@ func (e *endpoint) flush() error {
 	}
 	j := e.job
 	var err error
-	for _, f := range e.pending {
-		e.work += 1 + int(f.d.Bytes()>>16)
-	}
 	if e.work >= flushWork {
 		e.work = 0
 		e.resched()
@@ -689,7 +687,7 @@ func (q *eventQueue) pop(dst []conduit.Event) int {
 // thread (a few microseconds) per period. Assumed: 5 ms, half the limit.
 const reschedEvery = 5 * time.Millisecond
 
-// flushWork is how much flushed work (an operation, plus one per 64 KiB it
+// flushWork is how much posted work (an operation, plus one per 64 KiB it
 // moves) passes between readings of the clock for resched: reading it on
 // every flush cost a blocking put about 6% of its time, and 16 operations
 // or 1 MiB take well under reschedEvery. Assumed.
