@@ -37,15 +37,7 @@ var Datatypes = []Datatype{Char, Int, Float}
 
 // ParseDatatype parses OSU's -T value (mpi_char, mpi_int, mpi_float).
 func ParseDatatype(s string) (Datatype, error) {
-	switch strings.ToLower(s) {
-	case "mpi_char":
-		return Char, nil
-	case "mpi_int":
-		return Int, nil
-	case "mpi_float":
-		return Float, nil
-	}
-	return Char, fmt.Errorf("bench: datatype %q: not mpi_char, mpi_int or mpi_float", s)
+	return parseChoice("datatype", s, []choice[Datatype]{{"mpi_char", Char}, {"mpi_int", Int}, {"mpi_float", Float}})
 }
 
 // Bytes is the size of one element.
@@ -205,13 +197,31 @@ const (
 
 // ParseBuffers parses OSU's -b value.
 func ParseBuffers(s string) (Buffers, error) {
-	switch strings.ToLower(s) {
-	case "single":
-		return BuffersSingle, nil
-	case "multiple":
-		return BuffersMultiple, nil
+	return parseChoice("buffers", s, []choice[Buffers]{{"single", BuffersSingle}, {"multiple", BuffersMultiple}})
+}
+
+// choice is one of an option's named values.
+type choice[T any] struct {
+	name  string
+	value T
+}
+
+// parseChoice finds s (in any case) among the names of cs; the error,
+// with T's zero value, names what was parsed and every name.
+func parseChoice[T any](what, s string, cs []choice[T]) (T, error) {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		if strings.EqualFold(c.name, s) {
+			return c.value, nil
+		}
+		names[i] = c.name
 	}
-	return BuffersWindow, fmt.Errorf("bench: buffers %q: not single or multiple", s)
+	list := names[len(names)-1]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " or " + list
+	}
+	var zero T
+	return zero, fmt.Errorf("bench: %s %q: not %s", what, s, list)
 }
 
 // bufferTrace, when not nil (tests), sees the send buffer of every

@@ -1,9 +1,6 @@
 package bench
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/gopgas/gopgas/internal/transport"
 	"github.com/gopgas/gopgas/pgas"
 )
@@ -31,15 +28,7 @@ const (
 
 // ParseWinKind parses OSU's -w value.
 func ParseWinKind(s string) (WinKind, error) {
-	switch strings.ToLower(s) {
-	case "allocate":
-		return WinAllocate, nil
-	case "create":
-		return WinCreate, nil
-	case "dynamic":
-		return WinDynamic, nil
-	}
-	return WinAllocate, fmt.Errorf("bench: window creation %q: not create, allocate or dynamic", s)
+	return parseChoice("window creation", s, []choice[WinKind]{{"create", WinCreate}, {"allocate", WinAllocate}, {"dynamic", WinDynamic}})
 }
 
 // OMBName is OSU's "# Window creation:" text.
@@ -92,21 +81,8 @@ const (
 
 // ParseSyncKind parses OSU's -s value.
 func ParseSyncKind(s string) (SyncKind, error) {
-	switch strings.ToLower(s) {
-	case "flush":
-		return SyncFlush, nil
-	case "flush_local":
-		return SyncFlushLocal, nil
-	case "lock":
-		return SyncLock, nil
-	case "lock_all":
-		return SyncLockAll, nil
-	case "pscw":
-		return SyncPSCW, nil
-	case "fence":
-		return SyncFence, nil
-	}
-	return SyncDefault, fmt.Errorf("bench: synchronization %q: not lock, flush, flush_local, lock_all, pscw or fence", s)
+	return parseChoice("synchronization", s, []choice[SyncKind]{{"lock", SyncLock}, {"flush", SyncFlush},
+		{"flush_local", SyncFlushLocal}, {"lock_all", SyncLockAll}, {"pscw", SyncPSCW}, {"fence", SyncFence}})
 }
 
 // OMBName is OSU's "# Synchronization:" text.
