@@ -227,6 +227,9 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 		if err != nil {
 			return err
 		}
+		if err := touch(pe, dst, area, local); err != nil {
+			return err
+		}
 		local, pinned, e, err := s.originSetup(pe, local, area, kind)
 		if err != nil {
 			return err

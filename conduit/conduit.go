@@ -471,6 +471,24 @@ type DirectSegmenter interface {
 	DirectSegments() [][]byte
 }
 
+// SyncPoster is implemented by an endpoint that can carry out a put or a
+// get and complete it before returning, at less cost than a Post and a
+// wait for its completion: a backend whose only way to complete an
+// operation is a blocking call anyway (the mpi backend's MPI_Win_flush),
+// where the two steps would cost two crossings into the library and the
+// completion queue's round. The runtime uses it for the pieces of a
+// blocking access, which it would wait for at once.
+//
+// PostSync takes a put or get descriptor without a flag word or a
+// destination event (it refuses others, as Post refuses what it cannot
+// do, with an error wrapping ErrUnsupported). It returns an error where
+// Post would; otherwise the operation is over and ev is its completion, as
+// PollLocalCQ would have handed it out (a put complete at its target, a
+// get's data in the local buffer, or Status and Detail saying why not).
+type SyncPoster interface {
+	PostSync(d *PostDesc) (ev Event, err error)
+}
+
 // MessageFailures is implemented by an Endpoint whose network can fail to
 // deliver a message SendMessage accepted: on a simulated network a message
 // whose route is lost times out like any transaction, after SendMessage

@@ -219,9 +219,13 @@ func mpiRMA(t *testing.T) {
 					if err := h.Wait(); err != nil {
 						return err
 					}
+					blocking := make([]byte, size)
+					if err := pe.Get(left, dst, blocking); err != nil {
+						return err
+					}
 					for i, b := range got {
-						if want := pattern((left+n-1)%n, i+size); b != want {
-							return fmt.Errorf("size %d: byte %d got from PE %d is %#x, want %#x", size, i, left, b, want)
+						if want := pattern((left+n-1)%n, i+size); b != want || blocking[i] != want {
+							return fmt.Errorf("size %d: byte %d got from PE %d is %#x (blocking: %#x), want %#x", size, i, left, b, blocking[i], want)
 						}
 					}
 					if err := pe.Barrier(); err != nil {

@@ -115,6 +115,7 @@ func (a Accessor) blockingXfer(name string, put bool, target int, ps []piece) er
 	pe := a.pe
 	op := &pe.blockOp
 	op.Reset()
+	op.SetBlocking()
 	if err := a.issue(op, put, target, ps); err != nil {
 		if !op.Done() {
 			_ = pe.eng.Wait("an abandoned transfer", op)

@@ -350,38 +350,24 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 	if d.Flag != nil {
 		return fmt.Errorf("mpi: PE %d: post get with a flag word: %w", e.rank, conduit.ErrUnsupported)
 	}
-	if j.aborted {
-		return j.abortErr
+	r, err := e.resolve(d)
+	switch {
+	case err != nil:
+		return err
+	case r.fail != "":
+		e.completeNow(d, conduit.StatusError, r.fail)
+		return nil
+	case r.self:
+		st, detail := e.postSelf(d)
+		e.completeNow(d, st, detail)
+		return nil
 	}
 	order := d.Order
 	if order == conduit.OrderInherit {
 		order = e.ordering
 	}
 	strict := order == conduit.OrderStrict
-	dyn := d.Remote.ID != conduit.SegmentID
-	disp := d.RemoteOffset
-	if dyn && j.noDynamic {
-		return e.postSelf(d)
-	}
-	if dyn {
-		rr, err := e.lookupRemote(d.Target, d.Remote.ID)
-		if err != nil {
-			return err
-		}
-		if !rr.ok || d.RemoteOffset+d.Bytes() > rr.bytes {
-			e.completeNow(d, conduit.StatusError, fmt.Sprintf("PE %d has no remotely accessible registration %d covering [%d,+%d)", d.Target, d.Remote.ID, d.RemoteOffset, d.Bytes()))
-			return nil
-		}
-		disp += rr.addr
-		if rr.seg {
-			dyn = false // a registration inside the segment
-		}
-	}
-	if d.Type != conduit.AMO {
-		if err := e.checkLocal(d); err != nil {
-			return err
-		}
-	}
+	dyn, disp := r.dyn, r.disp
 	var rc C.int
 	call := ""
 	f := inflight{d: d, dyn: dyn, slot: -1, remote: d.RemoteEvent && d.Type == conduit.Put}
@@ -442,21 +428,109 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 	return nil
 }
 
-// postSelf performs an operation on one of this PE's own registrations
-// other than the segment on a job of one process that has no dynamic
-// window (Open MPI's, see job.open): a copy, or the CPU's atomic, complete
-// at once.
-func (e *endpoint) postSelf(d *conduit.PostDesc) error {
-	r := e.regs[d.Remote.ID]
-	if d.Target != e.rank || r == nil || d.RemoteOffset+d.Bytes() > int64(len(r.buf)) {
-		e.completeNow(d, conduit.StatusError, fmt.Sprintf("PE %d has no registration %d covering [%d,+%d)", d.Target, d.Remote.ID, d.RemoteOffset, d.Bytes()))
-		return nil
+// route is where a descriptor goes (resolve): the window (the dynamic
+// one, dyn, or the segment's) and the displacement in it; or this PE's own
+// registration by a copy (self); or nowhere, with the reason its
+// completion gives (fail).
+type route struct {
+	dyn  bool
+	disp int64
+	self bool
+	fail string
+}
+
+// resolve finds where a checked descriptor goes, and checks a put's or
+// get's local buffer. An error is Post's.
+func (e *endpoint) resolve(d *conduit.PostDesc) (route, error) {
+	j := e.job
+	if j.aborted {
+		return route{}, j.abortErr
+	}
+	r := route{dyn: d.Remote.ID != conduit.SegmentID, disp: d.RemoteOffset}
+	if r.dyn && j.noDynamic {
+		reg := e.regs[d.Remote.ID]
+		if d.Target != e.rank || reg == nil || d.RemoteOffset+d.Bytes() > int64(len(reg.buf)) {
+			r.fail = fmt.Sprintf("PE %d has no registration %d covering [%d,+%d)", d.Target, d.Remote.ID, d.RemoteOffset, d.Bytes())
+			return r, nil
+		}
+		r.self = true
+	} else if r.dyn {
+		rr, err := e.lookupRemote(d.Target, d.Remote.ID)
+		if err != nil {
+			return route{}, err
+		}
+		if !rr.ok || d.RemoteOffset+d.Bytes() > rr.bytes {
+			r.fail = fmt.Sprintf("PE %d has no remotely accessible registration %d covering [%d,+%d)", d.Target, d.Remote.ID, d.RemoteOffset, d.Bytes())
+			return r, nil
+		}
+		r.disp += rr.addr
+		if rr.seg {
+			r.dyn = false // a registration inside the segment
+		}
 	}
 	if d.Type != conduit.AMO {
 		if err := e.checkLocal(d); err != nil {
-			return err
+			return route{}, err
 		}
 	}
+	return r, nil
+}
+
+// PostSync carries out a put or get at once (conduit.SyncPoster): the
+// MPI_Put or MPI_Get, the MPI_Win_flush that completes it and the
+// MPI_Win_sync a wait would end with, in one call into the library. It
+// flushes only the operation's target, and leaves the operations pending
+// to other targets pending. It does the work Post and a wait's flush
+// would count towards a pass through Go's scheduler (resched).
+func (e *endpoint) PostSync(d *conduit.PostDesc) (conduit.Event, error) {
+	j := e.job
+	if err := conduit.CheckPost(d, j.size); err != nil {
+		return conduit.Event{}, fmt.Errorf("mpi: PE %d: %w", e.rank, err)
+	}
+	if (d.Type != conduit.Put && d.Type != conduit.Get) || d.RemoteEvent || d.Flag != nil {
+		return conduit.Event{}, fmt.Errorf("mpi: PE %d: PostSync of a %v (with a destination event %t, a flag word %t): only plain puts and gets: %w",
+			e.rank, d.Type, d.RemoteEvent, d.Flag != nil, conduit.ErrUnsupported)
+	}
+	r, err := e.resolve(d)
+	ev := conduit.Event{Desc: d}
+	switch {
+	case err != nil:
+		return conduit.Event{}, err
+	case r.fail != "":
+		ev.Status, ev.Detail = conduit.StatusError, r.fail
+		return ev, nil
+	case r.self:
+		ev.Status, ev.Detail = e.postSelf(d)
+		return ev, nil
+	}
+	e.progress++
+	if e.work += 1 + int(d.Bytes()>>16); e.work >= flushWork {
+		e.work = 0
+		e.resched()
+	}
+	res := int64(C.gp_xfer_sync(j.c, C.int(boolInt(d.Type == conduit.Put)), C.int(boolInt(r.dyn)), ptr(d.Local), C.int64_t(len(d.Local)), C.int(d.Target), C.int64_t(r.disp)))
+	rc, step := C.int(res/4), res%4
+	call := [...]string{"MPI_Put", "MPI_Win_flush", "MPI_Win_sync"}[step]
+	if d.Type == conduit.Get && step == 0 {
+		call = "MPI_Get"
+	}
+	if err := check(call, e.rank, rc); err != nil {
+		if step == 0 {
+			return conduit.Event{}, fmt.Errorf("%w (%v of %d bytes to PE %d at offset %d)", err, d.Type, d.Bytes(), d.Target, d.RemoteOffset)
+		}
+		ev.Status, ev.Detail = conduit.StatusError, err.Error()
+	}
+	e.syncs++
+	return ev, nil
+}
+
+// postSelf performs an operation on one of this PE's own registrations
+// other than the segment on a job of one process that has no dynamic
+// window (Open MPI's, see job.open): a copy, or the CPU's atomic, complete
+// at once (resolve has checked the registration). It returns the
+// completion's status and detail.
+func (e *endpoint) postSelf(d *conduit.PostDesc) (conduit.Status, string) {
+	r := e.regs[d.Remote.ID]
 	mem := r.buf[d.RemoteOffset:]
 	switch d.Type {
 	case conduit.Put:
@@ -469,8 +543,7 @@ func (e *endpoint) postSelf(d *conduit.PostDesc) error {
 	case conduit.AMO:
 		d.Result = conduit.ApplyAMO(mem[:d.Width], d.AMO, d.Width, d.Operand, d.Compare)
 	}
-	e.completeNow(d, conduit.StatusOK, "")
-	return nil
+	return conduit.StatusOK, ""
 }
 
 // checkLocal checks that a put's or get's local buffer lies in this PE's

@@ -296,6 +296,21 @@ int gp_flush_all(gp_job *j, int dyn, int sync) {
 
 int gp_win_sync(gp_job *j) { return MPI_Win_sync(j->seg); }
 
+// gp_xfer_sync is a put (put set) or get followed by the flush that
+// completes it and the segment window's sync, in one call: a blocking
+// access's whole round. It returns 0, or the failing call's error code
+// times 4 plus which call it was (0 the put or get, 1 the flush, 2 the
+// sync).
+int64_t gp_xfer_sync(gp_job *j, int put, int dyn, void *buf, int64_t n, int target, int64_t disp) {
+	int rc = put ? gp_put(j, dyn, buf, n, target, disp) : gp_get(j, dyn, buf, n, target, disp);
+	if (rc != MPI_SUCCESS) return (int64_t)rc * 4;
+	rc = MPI_Win_flush(target, dyn ? j->dyn : j->seg);
+	if (rc != MPI_SUCCESS) return (int64_t)rc * 4 + 1;
+	rc = MPI_Win_sync(j->seg);
+	if (rc != MPI_SUCCESS) return (int64_t)rc * 4 + 2;
+	return 0;
+}
+
 // Atomics. kind: 0 uint32, 1 int32, 2 uint64, 3 int64, 4 double.
 // op: 0 sum, 1 band, 2 bor, 3 bxor, 4 replace, 5 min, 6 max, 7 no_op;
 // 8 is compare-and-swap.

@@ -98,7 +98,15 @@ type Engine struct {
 	bounce bouncePool
 	evs    []conduit.Event
 
-	unflushed map[int]struct{}
+	// unflushed lists the PEs sent puts without strict ordering since the
+	// last Flush, once each (isUnflushed marks them, by rank).
+	unflushed   []int
+	isUnflushed []bool
+	// syncer is the endpoint as a conduit.SyncPoster, if it is one;
+	// syncDone counts the operations it completed, for the polls between
+	// them (syncPollEvery).
+	syncer   conduit.SyncPoster
+	syncDone int
 	// oneTime counts the in-flight transfers using each one-time
 	// registration.
 	oneTime   map[uint32]int
@@ -141,6 +149,7 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 			e.sleeping = e.waker.Sleeping()
 		}
 	}
+	e.syncer, _ = ep.(conduit.SyncPoster)
 	e.w.e = e
 	return e
 }
@@ -167,6 +176,9 @@ func (e *Engine) InPoll() bool { return e.inPoll }
 type Op struct {
 	pending int
 	err     error
+	// blocking: the caller waits for the operation as soon as it is
+	// issued (SetBlocking).
+	blocking bool
 	// OnDone, when set, runs once the last descriptor completes.
 	OnDone func(*Op)
 }
@@ -179,6 +191,12 @@ func (o *Op) Err() error { return o.err }
 
 // Reset readies a completed Op for reuse.
 func (o *Op) Reset() { *o = Op{} }
+
+// SetBlocking says that the caller will wait for the operation as soon as
+// it is issued, so that the engine may complete its puts and gets as it
+// posts them where the backend can do that more cheaply
+// (conduit.SyncPoster). Reset clears it.
+func (o *Op) SetBlocking() { o.blocking = true }
 
 func (o *Op) fail(err error) {
 	if o.err == nil {
@@ -400,10 +418,13 @@ func (e *Engine) markUnflushed(rank int, order conduit.OrderingMode) {
 	if order == conduit.OrderStrict {
 		return
 	}
-	if e.unflushed == nil {
-		e.unflushed = make(map[int]struct{})
+	if e.isUnflushed == nil {
+		e.isUnflushed = make([]bool, e.size)
 	}
-	e.unflushed[rank] = struct{}{}
+	if !e.isUnflushed[rank] {
+		e.isUnflushed[rank] = true
+		e.unflushed = append(e.unflushed, rank)
+	}
 }
 
 // Flush makes every completed put globally visible: to each PE that was
@@ -415,14 +436,14 @@ func (e *Engine) Flush() error {
 	if len(e.unflushed) == 0 {
 		return nil
 	}
-	// Sorted, so that a simulated run issues them in the same order every
-	// time.
-	ranks := make([]int, 0, len(e.unflushed))
-	for r := range e.unflushed {
-		ranks = append(ranks, r)
-	}
+	// Sorted, so that the reads go out in rank order whatever the order
+	// of the puts.
+	ranks := slices.Clone(e.unflushed)
 	slices.Sort(ranks)
-	clear(e.unflushed)
+	for _, r := range ranks {
+		e.isUnflushed[r] = false
+	}
+	e.unflushed = e.unflushed[:0]
 	if len(e.flushBufs) < 8*len(ranks) {
 		e.flushBufs = make([]byte, 8*len(ranks))
 	}

@@ -1591,3 +1591,135 @@ func TestTimeoutRetries(t *testing.T) {
 		return nil
 	}))
 }
+
+// syncPoster gives an smp endpoint conduit.SyncPoster: PostSync posts and
+// takes the descriptor's completion off the queue at once (smp carries a
+// post out before it returns), keeping the other completions for
+// PollLocalCQ. fail, when set, is the error PostSync returns, and
+// failed, when set, the detail of the failed completion it returns.
+type syncPoster struct {
+	conduit.Endpoint
+	calls  int
+	held   []conduit.Event
+	fail   error
+	failed string
+}
+
+func (s *syncPoster) PostSync(d *conduit.PostDesc) (conduit.Event, error) {
+	s.calls++
+	if s.fail != nil {
+		return conduit.Event{}, s.fail
+	}
+	if s.failed != "" {
+		return conduit.Event{Status: conduit.StatusError, Detail: s.failed}, nil
+	}
+	if err := s.Endpoint.Post(d); err != nil {
+		return conduit.Event{}, err
+	}
+	evs := make([]conduit.Event, 64)
+	for {
+		n := s.Endpoint.PollLocalCQ(evs)
+		if n == 0 {
+			return conduit.Event{}, fmt.Errorf("the completion of a synchronous post is missing")
+		}
+		for _, ev := range evs[:n] {
+			if ev.Desc == d {
+				return conduit.Event{Status: ev.Status, Detail: ev.Detail}, nil
+			}
+			s.held = append(s.held, ev)
+		}
+	}
+}
+
+func (s *syncPoster) PollLocalCQ(evs []conduit.Event) int {
+	n := copy(evs, s.held)
+	s.held = s.held[n:]
+	return n + s.Endpoint.PollLocalCQ(evs[n:])
+}
+
+// TestBlockingThroughPostSync: the puts and gets of a blocking operation
+// go through the endpoint's PostSync and are complete when issued, with
+// their descriptors back in the pool; a non-blocking operation's and a
+// blocking atomic's are posted as usual; a refusal is the operation's
+// error and gives the descriptor back; the engine polls every
+// syncPollEvery synchronous operations.
+func TestBlockingThroughPostSync(t *testing.T) {
+	smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+		sp := &syncPoster{Endpoint: ep}
+		e := New(sp, testSettings())
+		polls := 0
+		e.AddPoller(func() (int, error) { polls++; return 0, nil })
+		seg := ep.Segment()
+		want := pattern(10000, 3) // three chunks of 4096
+		var op Op
+		op.SetBlocking()
+		if err := e.Put(&op, 1, 100, want, conduit.OrderInherit); err != nil {
+			return err
+		}
+		assert.True(t, op.Done(), "a blocking put is complete once issued")
+		assert.NoError(t, op.Err())
+		assert.Equal(t, 3, sp.calls, "one PostSync per chunk")
+		assert.Zero(t, e.InFlight(), "the descriptors are back")
+		got := make([]byte, len(want))
+		op.Reset()
+		op.SetBlocking()
+		if err := e.Get(&op, 1, 100, got, conduit.OrderInherit); err != nil {
+			return err
+		}
+		assert.True(t, op.Done())
+		assert.Equal(t, want, got)
+		assert.Equal(t, 6, sp.calls)
+
+		// Not blocking: posted, completed by the wait.
+		var nb Op
+		if err := e.Put(&nb, 1, 0, want[:8], conduit.OrderInherit); err != nil {
+			return err
+		}
+		assert.Equal(t, 6, sp.calls, "a non-blocking put is posted")
+		if err := e.Wait("the put", &nb); err != nil {
+			return err
+		}
+		// A blocking atomic is posted too.
+		var amo Op
+		amo.SetBlocking()
+		var old uint64
+		if err := e.AMO(&amo, 0, 0, conduit.AMOAdd, 8, 5, 0, &old, conduit.OrderInherit); err != nil {
+			return err
+		}
+		if err := e.Wait("the add", &amo); err != nil {
+			return err
+		}
+		assert.Equal(t, 6, sp.calls, "a blocking atomic is posted")
+		assert.EqualValues(t, 5, binary.LittleEndian.Uint64(seg))
+
+		// A failed completion is the operation's error.
+		sp.failed = "lost"
+		op.Reset()
+		op.SetBlocking()
+		assert.NoError(t, e.Put(&op, 1, 0, want[:8], conduit.OrderInherit))
+		assert.True(t, op.Done())
+		assert.ErrorContains(t, op.Err(), "lost")
+		assert.Zero(t, e.InFlight())
+		sp.failed = ""
+
+		// A refusal is the operation's error, and the descriptor comes back.
+		sp.fail = fmt.Errorf("refused")
+		op.Reset()
+		op.SetBlocking()
+		assert.ErrorContains(t, e.Put(&op, 1, 0, want[:8], conduit.OrderInherit), "refused")
+		assert.Zero(t, e.InFlight())
+		sp.fail = nil
+
+		// The engine polls every syncPollEvery synchronous operations.
+		polls, e.syncDone = 0, 0
+		for range 2 * syncPollEvery {
+			op.Reset()
+			op.SetBlocking()
+			if err := e.Put(&op, 1, 0, want[:8], conduit.OrderInherit); err != nil {
+				return err
+			}
+		}
+		assert.Equal(t, 2, polls)
+		return nil
+	}))
+}

@@ -236,6 +236,9 @@ func (e *Engine) registerOnce(d *pd, buf []byte) error {
 
 func (e *Engine) issue(op *Op, d *pd) error {
 	d.op = op
+	if op.blocking && e.syncer != nil && d.desc.Type != conduit.AMO && !d.desc.RemoteEvent && d.desc.Flag == nil {
+		return e.issueSync(op, d)
+	}
 	if err := e.ep.Post(&d.desc); err != nil {
 		e.release(d)
 		return err
@@ -249,6 +252,38 @@ func (e *Engine) issue(op *Op, d *pd) error {
 		e.Stats.BTE++
 	}
 	op.pending++
+	return nil
+}
+
+// syncPollEvery is how many operations completed as they were posted
+// (conduit.SyncPoster) the engine lets pass between polls: a PE that only
+// makes blocking puts or gets never waits, and the poll serves the active
+// messages and completions addressed to it meanwhile, as a wait's poll
+// would. Assumed: 16, as often as the mpi backend's waits poll for
+// messages (its amPollEvery).
+const syncPollEvery = 16
+
+// issueSync carries out a put or get of a blocking operation through the
+// endpoint's PostSync and completes it at once.
+func (e *Engine) issueSync(op *Op, d *pd) error {
+	ev, err := e.syncer.PostSync(&d.desc)
+	if err != nil {
+		e.release(d)
+		return err
+	}
+	if d.desc.Mech == conduit.FMA {
+		e.Stats.FMA++
+	} else {
+		e.Stats.BTE++
+	}
+	op.pending++
+	ev.Desc = &d.desc
+	e.complete(&ev)
+	if e.syncDone++; e.syncDone%syncPollEvery == 0 && !e.inPoll {
+		if _, err := e.Poll(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
