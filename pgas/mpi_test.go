@@ -30,8 +30,12 @@ import (
 	"github.com/gopgas/gopgas/pgas"
 )
 
-// suiteEnv marks the processes the launcher starts.
-const suiteEnv = "GOPGAS_MPI_SUITE"
+// suiteEnv marks the processes the launcher starts; nodesEnv, when set,
+// is the number of nodes the launch splits them into (MPICH's cliques).
+const (
+	suiteEnv = "GOPGAS_MPI_SUITE"
+	nodesEnv = "GOPGAS_MPI_NODES"
+)
 
 func init() {
 	leakOptions = append(leakOptions,
@@ -57,7 +61,13 @@ func mpiexec(t *testing.T) string {
 }
 
 // TestMPILaunch runs TestMPISuite under mpiexec -n 2 and -n 4, and its
-// messaging tests alone on the other sizes they need (1, 3 and 6).
+// messaging tests alone on the other sizes they need (1, 3 and 6). The
+// last launch runs the suite again on 4 processes split into two nodes:
+// MPICH's cliques (MPIR_CVAR_NUM_CLIQUES) make it treat the processes of
+// each half as a node of their own, so that between them MPI goes through
+// its network module and the runtime finds no segment to load from or
+// store to, as between the nodes of a cluster (TestMPISuite checks the
+// node count under MPICH; other libraries ignore the variable).
 func TestMPILaunch(t *testing.T) {
 	if os.Getenv(suiteEnv) != "" {
 		t.Skip("inside the launch")
@@ -68,11 +78,17 @@ func TestMPILaunch(t *testing.T) {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
 	for _, l := range []struct {
-		n   int
-		run string
-	}{{2, "^TestMPISuite$"}, {4, "^TestMPISuite$"}, {1, "^TestMPISuite$/^msg$"}, {3, "^TestMPISuite$/^msg$"}, {6, "^TestMPISuite$/^msg$"}} {
+		n     int
+		run   string
+		nodes int
+	}{{2, "^TestMPISuite$", 0}, {4, "^TestMPISuite$", 0}, {1, "^TestMPISuite$/^msg$", 0}, {3, "^TestMPISuite$/^msg$", 0},
+		{6, "^TestMPISuite$/^msg$", 0}, {4, "^TestMPISuite$", 2}} {
 		n := l.n
-		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+		name := fmt.Sprintf("n=%d", n)
+		if l.nodes > 0 {
+			name += fmt.Sprintf(",nodes=%d", l.nodes)
+		}
+		t.Run(name, func(t *testing.T) {
 			args := []string{"-n", strconv.Itoa(n)}
 			if extra := os.Getenv("MPIEXEC_ARGS"); extra != "" {
 				args = append(args, strings.Fields(extra)...)
@@ -81,6 +97,9 @@ func TestMPILaunch(t *testing.T) {
 				"-test.timeout=10m", fmt.Sprintf("-rapid.seed=%d", seed), "-rapid.checks=15")
 			cmd := exec.Command(launcher, args...)
 			cmd.Env = append(os.Environ(), suiteEnv+"=1")
+			if l.nodes > 0 {
+				cmd.Env = append(cmd.Env, fmt.Sprintf("MPIR_CVAR_NUM_CLIQUES=%d", l.nodes), fmt.Sprintf("%s=%d", nodesEnv, l.nodes))
+			}
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			start := time.Now()
@@ -138,6 +157,9 @@ func TestMPISuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("PE %d of %d; %s", rank, size, mpi.Library())
+	if want := os.Getenv(nodesEnv); want != "" && strings.Contains(mpi.Library(), "MPICH") {
+		t.Run("nodes", func(t *testing.T) { mpiNodes(t, want) })
+	}
 	t.Run("rma", mpiRMA)
 	t.Run("atomics", mpiAtomics)
 	t.Run("collectives", mpiCollectives)
@@ -148,6 +170,50 @@ func TestMPISuite(t *testing.T) {
 	t.Run("failure", mpiFailure)
 	t.Run("deadlock", mpiDeadlock)
 	t.Run("msg", mpiMsg)
+}
+
+// mpiNodes: the job has the launch's number of nodes, each PE's node is
+// what its peers see, and a PE reaches by load and store exactly the
+// segments of its own node's PEs.
+func mpiNodes(t *testing.T, want string) {
+	cfg := mpiCfg(t)
+	cfg.Direct = pgas.On
+	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		if got := strconv.Itoa(pe.Nodes()); got != want {
+			return fmt.Errorf("PE %d: %s nodes, the launch made %s", pe.Rank(), got, want)
+		}
+		nodes := make([]int64, pe.Size())
+		nodes[pe.Rank()] = int64(pe.Node())
+		if err := pgas.Allreduce(pe.World(), pgas.Sum, nodes, nodes); err != nil {
+			return err
+		}
+		for r, n := range nodes {
+			if got := pe.NodeOf(r); int64(got) != n {
+				return fmt.Errorf("PE %d: PE %d is on node %d, it says %d", pe.Rank(), r, got, n)
+			}
+		}
+		// A put to a PE of this node is a store (no descriptor posted);
+		// to another node's, an MPI_Put.
+		buf, err := pe.Alloc(8, 8)
+		if err != nil {
+			return err
+		}
+		for r, n := range nodes {
+			before := pe.Stats().Transport
+			if err := pe.Put(r, buf, []byte("12345678")); err != nil {
+				return err
+			}
+			after := pe.Stats().Transport
+			posted := after.FMA+after.BTE > before.FMA+before.BTE
+			if posted == (n == int64(pe.Node())) {
+				return fmt.Errorf("PE %d (node %d): a put to PE %d on node %d posted a descriptor: %t", pe.Rank(), pe.Node(), r, n, posted)
+			}
+		}
+		return pe.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // mpiMsg runs the conduit-independent two-sided messaging tests on the
