@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,6 +107,22 @@ func TestBandLimits(t *testing.T) {
 		lo, hi := bandLimits(c.e)
 		if math.Abs(lo-c.lo) > 1e-9 || (math.Abs(hi-c.hi) > 1e-9 && !(math.IsInf(hi, 1) && math.IsInf(c.hi, 1))) {
 			t.Errorf("%v: band %v..%v, want %v..%v", c.e, lo, hi, c.lo, c.hi)
+		}
+	}
+}
+
+// Backends lists every backend with rows once, in the sheet's order.
+func TestBackendsInSheetOrder(t *testing.T) {
+	got := Backends()
+	if want := []string{gem, ari}; !slices.Equal(got, want) {
+		t.Errorf("Backends() = %v, want %v", got, want)
+	}
+	if len(got) != len(registry) {
+		t.Errorf("Backends() = %v, the registry has %d backends", got, len(registry))
+	}
+	for _, b := range got {
+		if len(registry[b]) == 0 {
+			t.Errorf("backend %s has no rows", b)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package calibration
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -11,8 +10,15 @@ import (
 // aries.go.
 var registry = map[string][]*Row{gem: geminiRows, ari: ariesRows}
 
-// Backends lists the backends with rows.
-func Backends() []string { return slices.Sorted(maps.Keys(registry)) }
+// Backends lists the backends with rows, in the sheet's order (Gemini,
+// then Aries, the machines' order).
+func Backends() []string {
+	bs := make([]string, 0, len(sheetTitles))
+	for _, s := range sheetTitles {
+		bs = append(bs, s.backend)
+	}
+	return bs
+}
 
 // Rows returns the rows of a backend in sheet order.
 func Rows(backend string) []*Row { return slices.Clone(registry[backend]) }
