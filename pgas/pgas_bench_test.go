@@ -327,3 +327,37 @@ func BenchmarkPut8Network(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkPutWindowNetwork is OSU's bandwidth window through the network
+// path (direct access off): 64 non-blocking puts of 64 bytes to distinct
+// slots, then a wait for all of them; ns/op is per put.
+func BenchmarkPutWindowNetwork(b *testing.B) {
+	const window, size = 64, 64
+	buf := make([]byte, window*size)
+	hs := make([]pgas.Handle, window)
+	err := pgas.Run(pgas.Config{PEs: 2, SegmentBytes: benchSegment, Direct: pgas.Off}, func(pe *pgas.PE) error {
+		if err := benchHeap(pe); err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			b.ResetTimer()
+			for i := 0; i < b.N; i += window {
+				for x := range hs {
+					h, err := pe.PutNB(1, benchOff+int64(x*size), buf[x*size:(x+1)*size])
+					if err != nil {
+						return fmt.Errorf("put: %w", err)
+					}
+					hs[x] = h
+				}
+				if err := pgas.WaitAll(hs...); err != nil {
+					return fmt.Errorf("wait: %w", err)
+				}
+			}
+			b.StopTimer()
+		}
+		return pe.Barrier()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
