@@ -74,6 +74,7 @@ type endpoint struct {
 	ordering  conduit.OrderingMode
 
 	regs   map[uint32]*region
+	seg    *region   // regs[conduit.SegmentID], without the map's lookup
 	order  []*region // registrations, newest last, for Registered
 	nextID uint32
 
@@ -148,7 +149,7 @@ func newEndpoint(j *job, nrecv int) *endpoint {
 		e.sendFree = append(e.sendFree, len(e.slotDest)-1-i)
 	}
 	seg := &region{id: conduit.SegmentID, buf: j.seg}
-	e.regs[seg.id] = seg
+	e.regs[seg.id], e.seg = seg, seg
 	e.order = append(e.order, seg)
 	e.freeSlots = make([]int, amoSlots)
 	for i := range e.freeSlots {
@@ -549,7 +550,10 @@ func (e *endpoint) postSelf(d *conduit.PostDesc) (conduit.Status, string) {
 // checkLocal checks that a put's or get's local buffer lies in this PE's
 // registration LocalMem.
 func (e *endpoint) checkLocal(d *conduit.PostDesc) error {
-	r := e.regs[d.LocalMem.ID]
+	r := e.seg
+	if d.LocalMem.ID != conduit.SegmentID {
+		r = e.regs[d.LocalMem.ID]
+	}
 	if int(d.LocalMem.Owner) != e.rank || r == nil || !r.contains(d.Local) {
 		return fmt.Errorf("mpi: PE %d: post %v to PE %d: local buffer of %d bytes is not inside registration %d (the mpi backend requires registered local memory)",
 			e.rank, d.Type, d.Target, len(d.Local), d.LocalMem.ID)

@@ -453,7 +453,7 @@ func (j *job) free() error {
 				r.pin.Unpin()
 			}
 		}
-		j.ep.order, j.ep.regs = nil, nil
+		j.ep.order, j.ep.regs, j.ep.seg = nil, nil, nil
 	}
 	var where C.int
 	rc := C.gp_free(j.c, &where)
