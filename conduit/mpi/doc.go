@@ -95,9 +95,11 @@
 // runtime would wait for at once) takes a shorter path, PostSync
 // (conduit.SyncPoster): the MPI_Put or MPI_Get, the MPI_Win_flush to its
 // target and the MPI_Win_sync a wait ends with, in one C call, complete
-// when it returns, without the completion queue and the wait loop. It
-// leaves other targets' pending operations pending, which no ordering
-// mode forbids: the operation is complete before the PE goes on.
+// when it returns, without the completion queue and the wait loop (and,
+// for a piece whose local buffer is registered, without a descriptor
+// from the runtime's pool). It leaves other targets' pending operations
+// pending, which no ordering mode forbids: the operation is complete
+// before the PE goes on.
 //
 // The runtime polls words of its own segment that other PEs write with
 // MPI_Put (barrier flags, lock words). In the unified model such a write

@@ -107,6 +107,7 @@ type Engine struct {
 	// them (syncPollEvery).
 	syncer   conduit.SyncPoster
 	syncDone int
+	nowDesc  conduit.PostDesc // the descriptor of now
 	// oneTime counts the in-flight transfers using each one-time
 	// registration.
 	oneTime   map[uint32]int

@@ -1710,6 +1710,35 @@ func TestBlockingThroughPostSync(t *testing.T) {
 		assert.Zero(t, e.InFlight())
 		sp.fail = nil
 
+		// From a registered buffer (the segment), one chunk: on the
+		// engine's own descriptor, the pool untouched.
+		copy(seg[200:208], "abcdefgh")
+		pds, _ := freeCount(e)
+		built := e.pds.slabBuilt
+		calls := sp.calls
+		op.Reset()
+		op.SetBlocking()
+		if err := e.Put(&op, 1, 300, seg[200:208], conduit.OrderInherit); err != nil {
+			return err
+		}
+		assert.True(t, op.Done())
+		assert.NoError(t, op.Err())
+		assert.Equal(t, calls+1, sp.calls)
+		after, _ := freeCount(e)
+		assert.Equal(t, pds, after, "no descriptor taken from the pool")
+		assert.Equal(t, built, e.pds.slabBuilt)
+		back := make([]byte, 8)
+		if err := getWait(e, 1, 300, back); err != nil {
+			return err
+		}
+		assert.Equal(t, "abcdefgh", string(back))
+		sp.failed = "gone"
+		op.Reset()
+		op.SetBlocking()
+		assert.NoError(t, e.Get(&op, 1, 300, seg[208:216], conduit.OrderInherit))
+		assert.ErrorContains(t, op.Err(), "gone")
+		sp.failed = ""
+
 		// The engine polls every syncPollEvery synchronous operations.
 		polls, e.syncDone = 0, 0
 		for range 2 * syncPollEvery {

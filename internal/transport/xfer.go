@@ -23,6 +23,11 @@ func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.Orde
 		return nil
 	}
 	e.markUnflushed(rank, order)
+	if op.blocking {
+		if took, err := e.now(op, conduit.Put, rank, off, src, order); took {
+			return err
+		}
+	}
 	return e.chunked(op, conduit.Put, rank, off, src, order, nil)
 }
 
@@ -65,7 +70,56 @@ func (e *Engine) Get(op *Op, rank int, off int64, dst []byte, order conduit.Orde
 		copy(dst, d[off:])
 		return nil
 	}
+	if op.blocking {
+		if took, err := e.now(op, conduit.Get, rank, off, dst, order); took {
+			return err
+		}
+	}
 	return e.chunked(op, conduit.Get, rank, off, dst, order, nil)
+}
+
+// now carries out a blocking put or get of at most one chunk, whose local
+// buffer lies in a registration of the backend's, through the endpoint's
+// PostSync on the engine's own descriptor, without one from the pool (the
+// shortest path a blocking access has: nothing of it outlives the call).
+// It reports whether it took the transfer; an error is a refusal, and a
+// failed transfer fails op, as a completion would.
+func (e *Engine) now(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode) (bool, error) {
+	n := int64(len(buf))
+	if e.syncer == nil || n > e.s.ChunkBytes {
+		return false, nil
+	}
+	var h conduit.MemHandle
+	if e.needReg {
+		var ok bool
+		if h, ok = e.ep.Registered(buf); !ok || e.oneTime[h.ID] > 0 {
+			return false, nil
+		}
+	}
+	// The descriptor's other fields stay zero: only these are ever set,
+	// and PostSync changes none of them.
+	d := &e.nowDesc
+	mech := conduit.FMA
+	if n > e.s.FMACutover {
+		mech = conduit.BTE
+	}
+	d.Type, d.Mech, d.Order, d.Target = t, mech, order, rank
+	d.Remote, d.RemoteOffset, d.Local, d.LocalMem = e.ep.SegmentHandle(rank), off, buf, h
+	ev, err := e.syncer.PostSync(d)
+	d.Local = nil
+	if err != nil {
+		return true, err
+	}
+	if mech == conduit.FMA {
+		e.Stats.FMA++
+	} else {
+		e.Stats.BTE++
+	}
+	e.Stats.Completions++
+	if err := ev.Err(); err != nil {
+		op.fail(fmt.Errorf("%v of %d bytes to PE %d at offset %d: %w", t, n, rank, off, err))
+	}
+	return true, e.syncPoll()
 }
 
 func (e *Engine) chunked(op *Op, t conduit.PostType, rank int, off int64, buf []byte, order conduit.OrderingMode, via *Via) error {
@@ -279,6 +333,12 @@ func (e *Engine) issueSync(op *Op, d *pd) error {
 	op.pending++
 	ev.Desc = &d.desc
 	e.complete(&ev)
+	return e.syncPoll()
+}
+
+// syncPoll counts an operation PostSync completed and polls after every
+// syncPollEvery of them.
+func (e *Engine) syncPoll() error {
 	if e.syncDone++; e.syncDone%syncPollEvery == 0 && !e.inPoll {
 		if _, err := e.Poll(); err != nil {
 			return err
