@@ -260,7 +260,7 @@ func (rt *routing) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 // choose chooses p's path from Aries src and stores it in p.Route; false
 // if no path avoids the failed links.
 func (rt *routing) choose(src int, p *fabric.Packet) bool {
-	dst := p.DstRouter
+	dst := int(p.DstRouter)
 	if !p.Adaptive {
 		path := rt.minimal(rt.cand[0][:0], src, dst, p.Hash)
 		if rt.newTables && !rt.works(path) {
@@ -348,7 +348,7 @@ func (rt *routing) reconsider(a int, p *fabric.Packet) {
 	if !ok {
 		limit, retries = -1, CandidateRetries
 	}
-	best, _, split := rt.bestCandidate(a, p.DstRouter, first, limit, retries)
+	best, _, split := rt.bestCandidate(a, int(p.DstRouter), first, limit, retries)
 	if best < 0 {
 		return
 	}
@@ -601,7 +601,7 @@ func (rt *routing) detour(a int, p *fabric.Packet) bool {
 		vc, after = int(hop>>routeVCShift), true
 		last, _ = PortClass(int(hop & routePortMask))
 	}
-	dst := p.DstRouter
+	dst := int(p.DstRouter)
 	tries := 2 * (CandidateRetries + 1)
 	found, bestCost, bestSplit, bestStart := 0, -1, -1, 0
 	for k := range tries {

@@ -89,7 +89,7 @@ func (w *ring) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 	w.byVC[p.VC]++
 	n := len(w.cw)
 	c := w.ccw[r.ID]
-	if (p.DstRouter-r.ID+n)%n <= n/2 {
+	if (int(p.DstRouter)-r.ID+n)%n <= n/2 {
 		c = w.cw[r.ID]
 	}
 	if c.Failed() {
