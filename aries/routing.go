@@ -422,7 +422,8 @@ type candidateEntry struct {
 // candidates returns the global links nearest Aries src towards group gd,
 // from a cache of every pair, or on systems with more pairs than
 // candidateCacheSlots a direct-mapped cache of that many (the Aries' route
-// tables), so that memory stays bounded on the largest systems.
+// tables), so that memory stays bounded on the largest systems. The set
+// is good until the next call (which may reuse its room).
 func (rt *routing) candidates(src, gd int) candidateSet {
 	key := int64(src)*int64(rt.df.Groups()) + int64(gd) + 1
 	pairs := int64(rt.df.Aries()) * int64(rt.df.Groups())
@@ -441,7 +442,13 @@ func (rt *routing) candidates(src, gd int) candidateSet {
 	n, all := rt.df.CandidateLinks(src, gd, &buf)
 	cs := candidateSet{n: int32(n)}
 	if !all {
-		cs.links = make([]int32, n)
+		// The set the slot held makes room for this one's, if it has
+		// enough: a miss on the largest systems makes no garbage.
+		cs.links = slot.set.links[:0]
+		if cap(cs.links) < n {
+			cs.links = make([]int32, n)
+		}
+		cs.links = cs.links[:n]
 		for k := range cs.links {
 			cs.links[k] = int32(buf[k])
 		}
