@@ -167,7 +167,7 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		return err
 	}
 	if d.Type != conduit.AMO && len(d.Local) > maxTxnBytes {
-		return fmt.Errorf("fabric: post by PE %d of %d bytes: more than a transaction carries (%d)", ep.Rank(), len(d.Local), maxTxnBytes)
+		return fmt.Errorf("%s: PE %d: Post of %d bytes: more than a transaction carries (%d)", m.name, ep.Rank(), len(d.Local), maxTxnBytes)
 	}
 	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
 	t.d = d
@@ -253,7 +253,7 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 		return err
 	}
 	if msg.Bytes() > maxTxnBytes {
-		return fmt.Errorf("fabric: message from PE %d of %d bytes: more than a transaction carries (%d)", ep.Rank(), msg.Bytes(), maxTxnBytes)
+		return fmt.Errorf("%s: PE %d: Send of a %d-byte message: more than a transaction carries (%d)", m.name, ep.Rank(), msg.Bytes(), maxTxnBytes)
 	}
 	t := m.newTxn(ep, target, ep.Ordering())
 	t.kind = pktMsg
