@@ -38,7 +38,7 @@ type host struct {
 	down   fabric.Calendar // host -> NIC
 	upFree Time            // NIC -> host free from then
 
-	slots     [BridgePostedBuffer]Time // visibility of the last writes, by slot
+	slots     fabric.Times // visibility of the last writes, by slot (BridgePostedBuffer)
 	nWrites   int
 	lastWrite Time // visibility of the last ordered write
 	readDone  Time // completion of the last ordered read
@@ -62,14 +62,14 @@ func (h *host) ToNIC(t Time, bytes int) Time {
 // to memory on socket loc, handed to the link at t.
 func (h *host) Write(t Time, n, cnt, loc int, order conduit.OrderingMode) (taken, visible Time) {
 	slot := h.nWrites % BridgePostedBuffer
-	taken = max(t, h.upFree, h.slots[slot]-PCIeLatency)
+	taken = max(t, h.upFree, h.slots.At(slot)-PCIeLatency)
 	h.upFree = taken + pcieTime(n+cnt*PCIeOverheadBytes)
 	visible = h.upFree + PCIeLatency + memLatency(MemoryWriteLatency, loc)
 	if order != conduit.OrderRelaxed {
 		visible = max(visible, h.lastWrite)
 		h.lastWrite = visible
 	}
-	h.slots[slot] = visible
+	h.slots.Set(slot, BridgePostedBuffer, visible)
 	h.nWrites++
 	return taken, visible
 }
@@ -99,7 +99,16 @@ func (h *host) Read(t Time, cnt, loc int, order conduit.OrderingMode) (snapshot,
 // (plannedPTESets), its vMDH CAM and the collective engine's per-node
 // state.
 const hostBytes = int64(unsafe.Sizeof(host{})) + int64(unsafe.Sizeof(iommu{})) + plannedPTESets*int64(unsafe.Sizeof(pteSetLines{})) +
-	int64(unsafe.Sizeof(vmdhCAM{})) + 1024
+	int64(unsafe.Sizeof(vmdhCAM{})) + plannedHostRoom + 1024
+
+// plannedHostRoom is what Plan counts for the host interface's and the
+// IOMMU's state made as they are used: the host-to-NIC calendar's room for
+// its bookings and the slots (fabric.Times) of the posted writes and the
+// page-table fetches in flight. Assumed: a busy node's, as in the
+// full-system benchmark's traffic (16 puts each way: up to 16 bookings of
+// 32 bytes and 49 posted writes, four pieces of 16 slots, and a piece of
+// fetch slots).
+const plannedHostRoom = 16*32 + 4*(16*8+8) + 2*8 + 16*8
 
 // plannedPTESets is how many of a node's PTE cache sets Plan counts as
 // made (a set is made when first filled). Assumed: a job's requests name

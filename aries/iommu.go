@@ -3,6 +3,7 @@ package aries
 import (
 	"fmt"
 
+	"github.com/gopgas/gopgas/internal/fabric"
 	"github.com/gopgas/gopgas/internal/simnet"
 )
 
@@ -166,7 +167,7 @@ func (c *PTECache) Stats() (hits, misses int64) { return c.hits, c.misses }
 // other translations go on meanwhile, up to the pipeline's depth.
 type iommu struct {
 	cache   PTECache
-	fetches [PTEFetchesOutstanding]Time // by slot: when each fetch in flight is done
+	fetches fabric.Times // by slot (PTEFetchesOutstanding): when each fetch in flight is done
 	n       int
 }
 
@@ -203,9 +204,9 @@ func (u *iommu) translate(now Time, a NetworkAddress, pageBytes int64) Time {
 	}
 	slot := u.n % PTEFetchesOutstanding
 	u.n++
-	start := max(now, u.fetches[slot])
-	u.fetches[slot] = start + Time(reads)*pteFetch
-	line.ready = u.fetches[slot]
+	start := max(now, u.fetches.At(slot))
+	line.ready = start + Time(reads)*pteFetch
+	u.fetches.Set(slot, PTEFetchesOutstanding, line.ready)
 	return line.ready
 }
 

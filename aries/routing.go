@@ -260,7 +260,7 @@ func (rt *routing) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 // choose chooses p's path from Aries src and stores it in p.Route; false
 // if no path avoids the failed links.
 func (rt *routing) choose(src int, p *fabric.Packet) bool {
-	dst := p.DstRouter
+	dst := int(p.DstRouter)
 	if !p.Adaptive {
 		path := rt.minimal(rt.cand[0][:0], src, dst, p.Hash)
 		if rt.newTables && !rt.works(path) {
@@ -348,7 +348,7 @@ func (rt *routing) reconsider(a int, p *fabric.Packet) {
 	if !ok {
 		limit, retries = -1, CandidateRetries
 	}
-	best, _, split := rt.bestCandidate(a, p.DstRouter, first, limit, retries)
+	best, _, split := rt.bestCandidate(a, int(p.DstRouter), first, limit, retries)
 	if best < 0 {
 		return
 	}
@@ -422,7 +422,8 @@ type candidateEntry struct {
 // candidates returns the global links nearest Aries src towards group gd,
 // from a cache of every pair, or on systems with more pairs than
 // candidateCacheSlots a direct-mapped cache of that many (the Aries' route
-// tables), so that memory stays bounded on the largest systems.
+// tables), so that memory stays bounded on the largest systems. The set
+// is good until the next call (which may reuse its room).
 func (rt *routing) candidates(src, gd int) candidateSet {
 	key := int64(src)*int64(rt.df.Groups()) + int64(gd) + 1
 	pairs := int64(rt.df.Aries()) * int64(rt.df.Groups())
@@ -441,7 +442,13 @@ func (rt *routing) candidates(src, gd int) candidateSet {
 	n, all := rt.df.CandidateLinks(src, gd, &buf)
 	cs := candidateSet{n: int32(n)}
 	if !all {
-		cs.links = make([]int32, n)
+		// The set the slot held makes room for this one's, if it has
+		// enough: a miss on the largest systems makes no garbage.
+		cs.links = slot.set.links[:0]
+		if cap(cs.links) < n {
+			cs.links = make([]int32, n)
+		}
+		cs.links = cs.links[:n]
 		for k := range cs.links {
 			cs.links[k] = int32(buf[k])
 		}
@@ -601,7 +608,7 @@ func (rt *routing) detour(a int, p *fabric.Packet) bool {
 		vc, after = int(hop>>routeVCShift), true
 		last, _ = PortClass(int(hop & routePortMask))
 	}
-	dst := p.DstRouter
+	dst := int(p.DstRouter)
 	tries := 2 * (CandidateRetries + 1)
 	found, bestCost, bestSplit, bestStart := 0, -1, -1, 0
 	for k := range tries {

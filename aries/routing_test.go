@@ -54,7 +54,7 @@ type netTestHop struct {
 // false if Route dropped it.
 func netTestRoute(t testing.TB, w *network, src, dst int, adaptive bool, hash uint64, vc uint8) ([]netTestHop, bool) {
 	t.Helper()
-	p := &fabric.Packet{VC: vc, Adaptive: adaptive, Src: src * NodesPerAries, Dst: dst * NodesPerAries, DstRouter: dst, Hash: hash, Size: 14}
+	p := &fabric.Packet{VC: vc, Adaptive: adaptive, Src: int32(src * NodesPerAries), Dst: int32(dst * NodesPerAries), DstRouter: int32(dst), Hash: hash, Size: 14}
 	var hops []netTestHop
 	for r := w.routing.routers[src]; r.ID != dst; {
 		c := w.Route(r, p)
@@ -220,7 +220,7 @@ func TestRouteFaults(t *testing.T) {
 		// nearest, and half of them.
 		dst := AriesPerGroup + rng.IntN(AriesPerGroup)
 		hash := rng.Uint64()
-		p := &fabric.Packet{Adaptive: true, DstRouter: dst, Hash: hash}
+		p := &fabric.Packet{Adaptive: true, DstRouter: int32(dst), Hash: hash}
 		c := w.Route(w.routing.routers[link.From], p)
 		require.NotNil(t, c)
 		assert.NotSame(t, failed, c, "adaptive routing avoids the failed link")
@@ -271,7 +271,7 @@ func rerouteLoad(w *network, a, port, units int) {
 func rerouteWalk(t *testing.T, w *network, src int, p *fabric.Packet, before func(a int)) []netTestHop {
 	t.Helper()
 	var hops []netTestHop
-	for r := w.routing.routers[src]; r.ID != p.DstRouter; {
+	for r := w.routing.routers[src]; r.ID != int(p.DstRouter); {
 		if len(hops) > 0 && before != nil {
 			before(r.ID)
 		}
@@ -313,7 +313,7 @@ func TestRerouteAtNextAries(t *testing.T) {
 			if src/AriesPerGroup == dst/AriesPerGroup {
 				continue
 			}
-			p := &fabric.Packet{Adaptive: true, Src: src * NodesPerAries, Dst: dst * NodesPerAries, DstRouter: dst, Size: 14}
+			p := &fabric.Packet{Adaptive: true, Src: int32(src * NodesPerAries), Dst: int32(dst * NodesPerAries), DstRouter: int32(dst), Size: 14}
 			var before func(a int)
 			loaded := false
 			before = func(a int) {
@@ -370,7 +370,7 @@ func TestRerouteKeepsVCOrder(t *testing.T) {
 				continue
 			}
 			for _, class := range []uint8{0, RequestVCs} {
-				p := &fabric.Packet{VC: class, Adaptive: true, Src: src * NodesPerAries, Dst: dst * NodesPerAries, DstRouter: dst, Size: 14}
+				p := &fabric.Packet{VC: class, Adaptive: true, Src: int32(src * NodesPerAries), Dst: int32(dst * NodesPerAries), DstRouter: int32(dst), Size: 14}
 				hops := rerouteWalk(t, w, src, p, func(a int) {
 					// Load a few links of the Aries and its neighbours
 					// at random.

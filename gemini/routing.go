@@ -56,7 +56,7 @@ func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 // packet's hash chooses. The connection may have failed; nil at an open
 // edge.
 func (w *network) deterministic(g int, p *fabric.Packet) *fabric.Channel {
-	step, ok := w.torus.NextStep(g, p.DstRouter)
+	step, ok := w.torus.NextStep(g, int(p.DstRouter))
 	if !ok {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (w *network) adaptive(g int, p *fabric.Packet) *fabric.Channel {
 	bestLoad := 0
 	k := 0
 	for d := range torus.Dim(torus.DimCount) {
-		n, dir, tie := t.Delta(g, p.DstRouter, d)
+		n, dir, tie := t.Delta(g, int(p.DstRouter), d)
 		if n == 0 {
 			continue
 		}
@@ -123,7 +123,7 @@ const onTables = 1
 // y, z; + before -; among parallel connections from the one the packet's
 // hash chooses); nil if the destination is cut off.
 func (w *network) tableRoute(g int, p *fabric.Packet, preferred *fabric.Channel) *fabric.Channel {
-	dist := w.distTo(p.DstRouter)
+	dist := w.distTo(int(p.DstRouter))
 	if dist[g] <= 0 {
 		return nil
 	}

@@ -114,7 +114,7 @@ func (n *nic) amoStart(p *Packet) bool {
 		n.amoN++
 		n.amoFree = now + m.amoMiss
 		n.readUse(1, &n.amoTagGrant)
-		_, done := n.host.Read(now, 1, t.dstLoc, t.order)
+		_, done := n.host.Read(now, 1, m.dstLoc(t), t.order)
 		n.readRelease(done, 1)
 		n.amoFills[slot] = done
 		at = max(n.amoFree, done)
@@ -182,7 +182,7 @@ func (n *nic) applyAMO(p *Packet) {
 			return
 		}
 	}
-	old, err := t.tep.ApplyAMO(t.region, t.roff, t.amo, t.width, t.operand, t.compare)
+	old, err := t.tep.ApplyAMO(t.region, t.roff, t.amo, t.width, t.x.operand, t.x.compare)
 	detail := ""
 	if err != nil {
 		detail = err.Error()
@@ -194,7 +194,7 @@ func (n *nic) applyAMO(p *Packet) {
 		n.amoDone[key] = amoOutcome{old: old, detail: detail}
 		n.amoLog = append(n.amoLog, amoLogEntry{key, m.k.Now()})
 	}
-	_, visible := n.host.Write(m.k.Now(), int(t.width), 1, t.dstLoc, t.order)
+	_, visible := n.host.Write(m.k.Now(), int(t.width), 1, m.dstLoc(t), t.order)
 	n.writesVisible = max(n.writesVisible, visible)
 	n.amoRespond(p)
 }

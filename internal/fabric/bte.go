@@ -13,7 +13,7 @@ import "github.com/gopgas/gopgas/internal/sim"
 // the engine's queue.
 func (m *Machine) postBTE(t *txn, p *sim.Proc) {
 	t.bte = true
-	t.reads = make([]Time, m.p.BTEReadsOutstanding)
+	t.rare().reads = make([]Time, m.p.BTEReadsOutstanding)
 	p.Advance(m.p.BTEPost)
 	m.k.At(t.src.host.ToNIC(p.Clock(), m.p.BTEDescriptorBytes), t.src, nicBTEQueue, t)
 }
@@ -77,17 +77,17 @@ func (n *nic) bteSend() {
 			n.bteBurst = 0
 			continue
 		}
-		slot := t.next % m.p.BTEReadsOutstanding
-		if t.kind == pktPut && t.reads[slot] > now {
-			if wake < 0 || t.reads[slot] < wake {
-				wake = t.reads[slot]
+		slot := int(t.next) % m.p.BTEReadsOutstanding
+		if t.kind == pktPut && t.x.reads[slot] > now {
+			if wake < 0 || t.x.reads[slot] < wake {
+				wake = t.x.reads[slot]
 			}
 			n.bteCur++
 			n.bteBurst = 0
 			tried++
 			continue
 		}
-		if !n.orbRoom(max(t.unit, 1)) {
+		if !n.orbRoom(max(int(t.unit), 1)) {
 			n.bteParked = true
 			n.giveBack(&n.bteTagGrant)
 			return
@@ -98,13 +98,13 @@ func (n *nic) bteSend() {
 			n.engineWait(readBTE, &n.bteTagWait)
 			return
 		}
-		p := n.request(t, t.next)
+		p := n.request(t, int(t.next))
 		t.next++
 		if t.kind == pktPut {
-			n.readUse(p.cnt, &n.bteTagGrant)
-			_, done := n.host.Read(now, p.cnt, t.srcLoc, t.order)
-			arrive := n.readBack(done, p.n, p.cnt)
-			t.reads[slot] = arrive
+			n.readUse(int(p.cnt), &n.bteTagGrant)
+			_, done := n.host.Read(now, int(p.cnt), m.srcLoc(t), t.order)
+			arrive := n.readBack(done, int(p.n), int(p.cnt))
+			t.x.reads[slot] = arrive
 			m.k.At(arrive, n, nicTx, p)
 		} else {
 			n.giveBack(&n.bteTagGrant)

@@ -28,7 +28,7 @@ func longLinkTime(t *testing.T, n, size, own, shared int) Time {
 	a, b := m.NewRouter(), m.NewRouter()
 	link := m.NewLink(a, b, 1000, 500_000, 1)
 	for range n {
-		link.enqueue(&Packet{Size: size, cnt: 1, VC: 2})
+		link.enqueue(&Packet{Size: int32(size), cnt: 1, VC: 2})
 	}
 	m.k.RunUntil(1 << 50)
 	require.Zero(t, link.queued, "every packet sent")

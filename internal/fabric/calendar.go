@@ -1,5 +1,7 @@
 package fabric
 
+import "unsafe"
+
 // A Calendar is one direction of a host link, for a backend's Host: it is
 // booked in the order the NIC's events ask, but not necessarily in the
 // order of the times they ask for. A read's data is booked when the read is
@@ -14,14 +16,24 @@ package fabric
 // The calendar keeps calendarBookings separate busy intervals (touching
 // ones merge); the oldest ones merge into a floor no booking starts
 // before. That bound is a simulation device, not a hardware figure: at
-// worst a store waits that could have used a gap among old bookings.
+// worst a store waits that could have used a gap among old bookings. Its
+// room for them is made as they come (calendarFirst, then twice as much
+// up to calendarBookings): most nodes' links hold a few at a time.
 type Calendar struct {
 	floor Time
 	n     int
-	b     [calendarBookings]booking
+	b     []booking // room for bookings; the first n are the calendar's
 }
 
-const calendarBookings = 32
+// calendarBookings is the most bookings a calendar keeps, and
+// calendarFirst the room its first booking makes. Assumed: a node's
+// host-to-NIC link holds up to 16 bookings in the full-system benchmark's
+// traffic (16 puts each way); 8 at first lets a quiet node's calendar take a
+// quarter of the room.
+const (
+	calendarBookings = 32
+	calendarFirst    = 8
+)
 
 // booking is a busy interval of a calendar: transfers back to back, in
 // the order of the times they asked for, from first to last.
@@ -29,7 +41,7 @@ type booking struct{ from, to, first, last Time }
 
 // Book books d of link time at or after t and returns when it ends.
 func (c *Calendar) Book(t, d Time) Time {
-	if c.n == len(c.b) {
+	if c.n == calendarBookings {
 		c.floor = max(c.floor, c.b[0].to)
 		copy(c.b[:c.n-1], c.b[1:c.n])
 		c.n--
@@ -66,9 +78,56 @@ func (c *Calendar) Book(t, d Time) Time {
 	case i < c.n && c.b[i].from == end && t <= c.b[i].first:
 		c.b[i].from, c.b[i].first = start, t
 	default:
+		if c.n == len(c.b) {
+			b := make([]booking, max(calendarFirst, min(2*c.n, calendarBookings)))
+			copy(b, c.b)
+			c.b = b
+		}
 		copy(c.b[i+1:c.n+1], c.b[i:c.n])
 		c.b[i] = booking{start, end, t, t}
 		c.n++
 	}
 	return end
+}
+
+// Times is a ring of times by slot for a backend's host interface (its
+// posted-write slots, its page-table fetches in flight): every slot is
+// zero until set. Its slots are made timesPiece at a time, when one of
+// them is first set, so that a node that uses a few costs a few.
+type Times struct {
+	pieces []*[timesPiece]Time
+}
+
+// timesPiece is how many slots a piece of Times holds.
+const timesPiece = 16
+
+// At is slot i's time (zero if never set).
+func (s *Times) At(i int) Time {
+	if k := i / timesPiece; k < len(s.pieces) && s.pieces[k] != nil {
+		return s.pieces[k][i%timesPiece]
+	}
+	return 0
+}
+
+// Set sets slot i, of a ring of n slots, to t.
+func (s *Times) Set(i, n int, t Time) {
+	if s.pieces == nil {
+		s.pieces = make([]*[timesPiece]Time, (n+timesPiece-1)/timesPiece)
+	}
+	k := i / timesPiece
+	if s.pieces[k] == nil {
+		s.pieces[k] = new([timesPiece]Time)
+	}
+	s.pieces[k][i%timesPiece] = t
+}
+
+// Bytes is the memory s holds.
+func (s *Times) Bytes() int64 {
+	b := int64(len(s.pieces)) * 8
+	for _, p := range s.pieces {
+		if p != nil {
+			b += int64(unsafe.Sizeof(*p))
+		}
+	}
+	return b
 }

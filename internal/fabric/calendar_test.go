@@ -37,9 +37,28 @@ func TestCalendarFloor(t *testing.T) {
 	var c Calendar
 	for k := range Time(calendarBookings + 1) {
 		c.Book(100*(k+1), 10) // separate intervals 100..110, 200..210, ...
+		if k == 0 {
+			assert.Len(t, c.b, calendarFirst, "room made for the first few")
+		}
 	}
 	assert.Equal(t, calendarBookings, c.n)
+	assert.Len(t, c.b, calendarBookings, "room grown to the most it keeps")
 	assert.Equal(t, Time(110), c.floor)
 	// (A booking on a full calendar first drops the oldest interval.)
 	assert.Equal(t, Time(220), c.Book(0, 10), "not before the floor")
+}
+
+// A ring of Times reads zero until a slot is set, and makes only the
+// pieces of the slots set.
+func TestTimesPieces(t *testing.T) {
+	var s Times
+	assert.Zero(t, s.At(40))
+	assert.Zero(t, s.Bytes())
+	s.Set(40, 64, 7)
+	s.Set(41, 64, 9)
+	assert.Equal(t, Time(7), s.At(40))
+	assert.Equal(t, Time(9), s.At(41))
+	assert.Zero(t, s.At(0))
+	assert.Zero(t, s.At(63))
+	assert.Equal(t, int64(4*8+timesPiece*8), s.Bytes(), "one piece of four")
 }

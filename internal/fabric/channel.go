@@ -493,7 +493,7 @@ func (c *Channel) giveBack(p *Packet) {
 // it. A coarse unit is a stream of packets, each of which the far end
 // drains while the next arrives: it holds one packet's space.
 func (c *Channel) creditsFor(p *Packet) int {
-	return min((p.Size+p.cnt-1)/p.cnt, c.m.p.InputBufferUnits)
+	return min(int((p.Size+p.cnt-1)/p.cnt), c.m.p.InputBufferUnits)
 }
 
 // leastLoaded picks the channel with the least load, the first on ties.

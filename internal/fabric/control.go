@@ -40,8 +40,8 @@ func (m *Machine) SendControl(at Time, src, dst, size int, deliver func(at Time)
 	}
 	s, d := m.nics[src], m.nics[dst]
 	p := m.newPacket()
-	p.kind, p.VC, p.Size, p.cnt = pktCtl, m.p.ResponseVC, size, 1
-	p.Src, p.Dst, p.DstRouter = src, dst, d.r.ID
+	p.kind, p.VC, p.Size, p.cnt = pktCtl, m.p.ResponseVC, int32(size), 1
+	p.Src, p.Dst, p.DstRouter = int32(src), int32(dst), int32(d.r.ID)
 	p.Adaptive = m.opts.Routing != RouteDeterministic
 	p.Hash = mix64(uint64(src)<<32 | uint64(dst))
 	p.born = at

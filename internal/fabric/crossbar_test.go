@@ -33,7 +33,7 @@ func crossMachine(t *testing.T) (*Router, []*Channel) {
 // crossAt crosses a packet of size units from input tile in to out now and
 // returns when it reaches out's queue.
 func crossAt(r *Router, in int, out *Channel, size int) Time {
-	return r.cross(&Packet{Size: size, inTile: int16(in)}, out)
+	return r.cross(&Packet{Size: int32(size), inTile: int16(in)}, out)
 }
 
 func TestTiledRouterCrossing(t *testing.T) {

@@ -49,7 +49,8 @@
 //   - host.go: the Host interface a backend implements for each node, and
 //     HostToNIC and HostWrite, by which a backend's NIC units use it.
 //   - calendar.go: the Calendar, a direction of a host link booked out of
-//     order, for a backend's Host.
+//     order, and Times, a ring of times made in pieces as it is used, for
+//     a backend's Host.
 //   - txn.go: a transaction's life: the txn, Post and Send, the split into
 //     packets or coarse units, its request and response packets, and its
 //     completion (progress, raiseFlag, finish).

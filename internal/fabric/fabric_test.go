@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"testing"
@@ -89,7 +90,7 @@ func (w *ring) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 	w.byVC[p.VC]++
 	n := len(w.cw)
 	c := w.ccw[r.ID]
-	if (p.DstRouter-r.ID+n)%n <= n/2 {
+	if (int(p.DstRouter)-r.ID+n)%n <= n/2 {
 		c = w.cw[r.ID]
 	}
 	if c.Failed() {
@@ -340,4 +341,26 @@ func TestBadParams(t *testing.T) {
 	_, err := fabric.New(fabric.Config{Name: ringName, Params: p, Sizes: ringSizes})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "virtual channels")
+}
+
+// A post larger than a transaction's 32-bit counts hold is refused, naming
+// the PE and the size, before anything of it is made (the slice is never
+// touched, nor the segments, so their pages are not made either).
+func TestPostTooLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("maps 6 GiB of address space")
+	}
+	j, err := conduit.Open(ringName, conduit.JobConfig{PEs: 2, PEsPerNode: 1, SegmentBytes: math.MaxInt32 + 1, Ordering: conduit.OrderRelaxed, MailboxSlots: 1, PeerBurst: 1})
+	require.NoError(t, err)
+	huge := make([]byte, math.MaxInt32+1)
+	err = j.Run(func(ep conduit.Endpoint) error {
+		if ep.Rank() != 0 {
+			return nil
+		}
+		return ep.Post(&conduit.PostDesc{Type: conduit.Put, Mech: conduit.FMA, Target: 1, Local: huge,
+			Remote: ep.SegmentHandle(1)})
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PE 0")
+	assert.Contains(t, err.Error(), "2147483648 bytes")
 }

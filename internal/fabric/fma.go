@@ -32,7 +32,7 @@ import (
 // descriptor (FMAPost) and then stores the packets (storeFMA).
 func (m *Machine) postFMA(t *txn, ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	p := ep.Proc()
-	if t.kind == pktPut && t.size <= m.p.LaunchBytes && m.launch(ep, d) {
+	if t.kind == pktPut && int(t.size) <= m.p.LaunchBytes && m.launch(ep, d) {
 		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
 		return nil
 	}
@@ -60,17 +60,17 @@ func (m *Machine) launch(ep *simnet.Endpoint, d *conduit.PostDesc) bool {
 }
 
 // storeFMA has the PE's core store t's packets into the FMA window, the
-// first one t.perPkt after the PE's clock, and blocks the PE until the
+// first one m.perPkt(t) after the PE's clock, and blocks the PE until the
 // last has left the core. Without store buffers (FMAStoreBuffers 0)
-// the core is charged t.perPkt per packet and goes on at once.
+// the core is charged m.perPkt(t) per packet and goes on at once.
 func (m *Machine) storeFMA(t *txn, p *sim.Proc) error {
 	if m.p.FMAStoreBuffers == 0 {
-		m.k.At(p.Clock()+t.perPkt, t.src, nicFMAIssue, t)
-		p.Advance(Time(t.npkts*max(t.unit, 1)) * t.perPkt)
+		m.k.At(p.Clock()+m.perPkt(t), t.src, nicFMAIssue, t)
+		p.Advance(Time(t.npkts*max(t.unit, 1)) * m.perPkt(t))
 		return nil
 	}
 	t.storing = true
-	m.k.At(m.storeBuffer(t.ep.Rank(), p.Clock()+t.perPkt), t.src, nicFMAIssue, t)
+	m.k.At(m.storeBuffer(t.ep.Rank(), p.Clock()+m.perPkt(t)), t.src, nicFMAIssue, t)
 	woken := false
 	for t.storing {
 		if err := p.Block("its FMA stores"); err != nil {
@@ -109,25 +109,25 @@ func (m *Machine) storeSent(rank int, arrive Time) {
 func (n *nic) fmaIssue(t *txn) {
 	m := n.m
 	now := m.k.Now()
-	p := n.request(t, t.next)
+	p := n.request(t, int(t.next))
 	over := m.p.HostOverheadBytes
-	bytes := p.cnt * (m.p.FMAControlBytes + over)
+	bytes := int(p.cnt) * (m.p.FMAControlBytes + over)
 	if t.kind == pktPut || t.kind == pktMsg {
-		bytes = p.n + p.cnt*over
+		bytes = int(p.n) + int(p.cnt)*over
 	}
 	arrive := n.host.ToNIC(now, bytes)
 	m.k.At(arrive, n, nicTx, p)
 	t.next++
 	if !t.storing {
 		if t.next < t.npkts {
-			m.k.At(now+Time(p.cnt)*t.perPkt, n, nicFMAIssue, t)
+			m.k.At(now+Time(p.cnt)*m.perPkt(t), n, nicFMAIssue, t)
 		}
 		return
 	}
 	rank := t.ep.Rank()
 	m.storeSent(rank, arrive)
 	if t.next < t.npkts {
-		m.k.At(m.storeBuffer(rank, now+Time(p.cnt)*t.perPkt), n, nicFMAIssue, t)
+		m.k.At(m.storeBuffer(rank, now+Time(p.cnt)*m.perPkt(t)), n, nicFMAIssue, t)
 		return
 	}
 	n.fmaStored(t)

@@ -63,7 +63,7 @@ func (h *hazardChecker) posted(t *txn) {
 	if h == nil || t.kind != pktPut {
 		return
 	}
-	pt := &putTrack{t: t, visible: make([]bool, t.npkts), left: t.npkts}
+	pt := &putTrack{t: t, visible: make([]bool, t.npkts), left: int(t.npkts)}
 	h.tracks[t] = pt
 	k := hazardKey(t)
 	h.pending[k] = append(h.pending[k], pt)
@@ -78,7 +78,7 @@ func (h *hazardChecker) writeVisible(t *txn, p *Packet) {
 	if pt == nil {
 		return
 	}
-	i := int(p.off) / (max(t.unit, 1) * h.m.p.MaxPacketData)
+	i := int(p.off) / (max(int(t.unit), 1) * h.m.p.MaxPacketData)
 	if i < len(pt.visible) && !pt.visible[i] {
 		pt.visible[i] = true
 		pt.left--
@@ -121,7 +121,8 @@ func (h *hazardChecker) read(t *txn, p *Packet, now Time) {
 	if h == nil {
 		return
 	}
-	lo, hi := t.roff+p.off, t.roff+p.off+int64(p.n)
+	lo := t.roff + int64(p.off)
+	hi := lo + int64(p.n)
 	var found []Hazard
 	for _, pt := range h.pending[hazardKey(t)] {
 		w := pt.t
@@ -129,7 +130,7 @@ func (h *hazardChecker) read(t *txn, p *Packet, now Time) {
 			continue
 		}
 		// The put's units overlapping [lo, hi) that are not visible.
-		u := int64(max(w.unit, 1) * h.m.p.MaxPacketData)
+		u := int64(max(int(w.unit), 1) * h.m.p.MaxPacketData)
 		first, last := (max(lo, w.roff)-w.roff)/u, (min(hi, w.roff+int64(w.size))-1-w.roff)/u
 		for i := first; i <= last && int(i) < len(pt.visible); i++ {
 			if pt.visible[i] {

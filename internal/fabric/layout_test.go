@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,7 +74,7 @@ func TestPacketQueueOrder(t *testing.T) {
 		got = append(got, int(p.Size))
 	}
 	for i := range ps {
-		ps[i].Size = i
+		ps[i].Size = int32(i)
 		q.push(&ps[i])
 		assert.Equal(t, &ps[len(got)], q.front(), "the oldest is at the front")
 		if i%2 == 1 {
@@ -84,4 +85,14 @@ func TestPacketQueueOrder(t *testing.T) {
 		take()
 	}
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, got)
+}
+
+// A job may hold a transaction and a packet for each post in flight (the
+// full Aries system's benchmark, 1.5 million at once): both stay within
+// the 176-byte size class, which their 32-bit counts and the transaction's
+// rare part (txnRare) make room for.
+func TestPerPostStateSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(txn{}), uintptr(176))
+	assert.LessOrEqual(t, unsafe.Sizeof(Packet{}), uintptr(176))
+	assert.LessOrEqual(t, unsafe.Sizeof(txnRare{}), uintptr(96))
 }

@@ -27,7 +27,7 @@ func MeasureNICPeak(cfg Config, n int) (float64, error) {
 	data := m.p.MaxPacketData
 	nic := m.nics[1]
 	t := &txn{kind: pktPut, ep: j.Endpoint(0), tep: j.Endpoint(1), src: m.nics[0], dst: nic,
-		order: conduit.OrderRelaxed, size: n * data, unit: 1, npkts: n, pending: n}
+		order: conduit.OrderRelaxed, size: int32(n * data), unit: 1, npkts: int32(n), pending: int32(n)}
 	var first, last Time
 	for i := range n {
 		nic.rxTake(m.nics[0].request(t, i), nic.rx.free)

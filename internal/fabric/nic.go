@@ -286,7 +286,7 @@ func (n *nic) translating(p *Packet) bool {
 	p.translated = true
 	now := n.m.k.Now()
 	t := p.t
-	if done := tr(n.node, t.tep.Rank(), now, t.region, t.roff+p.off, p.n); done > now {
+	if done := tr(n.node, t.tep.Rank(), now, t.region, t.roff+int64(p.off), int(p.n)); done > now {
 		n.m.k.At(done, n, nicRxDone, p)
 		return true
 	}
@@ -307,13 +307,13 @@ func (n *nic) writeArrived(p *Packet) {
 	}
 	failed := false
 	if p.kind == pktPut {
-		if err := t.tep.CheckMemory(t.region, t.roff+p.off, int64(p.n)); err != nil {
+		if err := t.tep.CheckMemory(t.region, t.roff+int64(p.off), int64(p.n)); err != nil {
 			failed = true
 			t.fail(conduit.StatusError, err.Error())
 		}
 	}
 	ack := m.newPacket()
-	*ack = Packet{order: t.order, Adaptive: t.adaptive, Hash: t.hash, failed: failed, born: now, cnt: p.cnt}
+	*ack = Packet{order: t.order, Adaptive: t.adaptive, Hash: t.hash(), failed: failed, born: now, cnt: p.cnt}
 	t.usePacket(ack)
 	n.response(ack, pktAck, m.sizes.response(failed))
 	if failed {
@@ -325,11 +325,11 @@ func (n *nic) writeArrived(p *Packet) {
 	// commits. A posted write: the NIC is done with it, and acknowledges
 	// it, once the host interface has taken it; it becomes visible later.
 	if p.kind == pktPut {
-		m.holdData(p, t.d.Local[p.off:p.off+int64(p.n)])
+		m.holdData(p, t.d.Local[int64(p.off):int64(p.off)+int64(p.n)])
 	} else {
 		m.holdData(p, t.msgBytes(p))
 	}
-	taken, visible := n.write(p, now, t.dstLoc)
+	taken, visible := n.write(p, now, m.dstLoc(t))
 	m.k.At(taken, n, nicTx, ack)
 	m.k.At(visible, n, nicCommit, p)
 }
@@ -340,7 +340,7 @@ func (n *nic) writeArrived(p *Packet) {
 func (n *nic) getArrived(p *Packet) {
 	m := n.m
 	t := p.t
-	if err := t.tep.CheckMemory(t.region, t.roff+p.off, int64(p.n)); err != nil {
+	if err := t.tep.CheckMemory(t.region, t.roff+int64(p.off), int64(p.n)); err != nil {
 		t.fail(conduit.StatusError, err.Error())
 		n.response(p, pktData, m.sizes.ErrorResponse)
 		p.failed = true
@@ -351,7 +351,7 @@ func (n *nic) getArrived(p *Packet) {
 		n.readWait(p)
 		return
 	}
-	n.readUse(p.cnt, nil)
+	n.readUse(int(p.cnt), nil)
 	n.getRead(p)
 }
 
@@ -360,7 +360,7 @@ func (n *nic) getArrived(p *Packet) {
 func (n *nic) getRead(p *Packet) {
 	m := n.m
 	t := p.t
-	snap, done := n.host.Read(m.k.Now(), p.cnt, t.dstLoc, t.order)
+	snap, done := n.host.Read(m.k.Now(), int(p.cnt), m.dstLoc(t), t.order)
 	p.born = done // when the data leaves for the NIC
 	m.k.At(snap, n, nicSnapshot, p)
 }
@@ -369,7 +369,7 @@ func (n *nic) getRead(p *Packet) {
 // source.
 func (n *nic) ackArrived(p *Packet) {
 	t := p.t
-	n.orbRelease(t, p.cnt)
+	n.orbRelease(t, int(p.cnt))
 	if p.failed {
 		t.fail(conduit.StatusError, "the target rejected the operation")
 	}
@@ -385,13 +385,13 @@ func (n *nic) ackArrived(p *Packet) {
 // and the packet counts when the write is visible (commit).
 func (n *nic) dataArrived(p *Packet) {
 	t := p.t
-	n.orbRelease(t, p.cnt)
+	n.orbRelease(t, int(p.cnt))
 	if p.failed || t.done {
 		n.m.freePacket(p)
 		n.progress(t)
 		return
 	}
-	_, visible := n.write(p, n.m.k.Now(), t.srcLoc)
+	_, visible := n.write(p, n.m.k.Now(), n.m.srcLoc(t))
 	n.m.k.At(visible, n, nicCommit, p)
 }
 
@@ -400,7 +400,7 @@ func (n *nic) dataArrived(p *Packet) {
 // in the receive pipeline until the interface has taken it. The caller
 // commits it (nicCommit) when it is visible.
 func (n *nic) write(p *Packet, now Time, loc int) (taken, visible Time) {
-	taken, visible = n.host.Write(now, p.n, p.cnt, loc, p.t.order)
+	taken, visible = n.host.Write(now, int(p.n), int(p.cnt), loc, p.t.order)
 	n.writesVisible = max(n.writesVisible, visible)
 	n.rx.block[p.VC] = max(n.rx.block[p.VC], taken)
 	return taken, visible
@@ -415,16 +415,16 @@ func (n *nic) snapshot(p *Packet) {
 	if !t.done {
 		// (A get that timed out is not read: the runtime has its
 		// descriptor back. Its response goes back all the same.)
-		dst := t.d.Local[p.off : p.off+int64(p.n)]
-		if err := t.tep.ReadMemory(t.region, t.roff+p.off, dst); err != nil {
+		dst := t.d.Local[int64(p.off) : int64(p.off)+int64(p.n)]
+		if err := t.tep.ReadMemory(t.region, t.roff+int64(p.off), dst); err != nil {
 			t.fail(conduit.StatusError, err.Error())
 		}
 		m.hazards.read(t, p, m.k.Now())
 	}
-	n.response(p, pktData, m.sizes.DataResponse(p.n))
+	n.response(p, pktData, m.sizes.DataResponse(int(p.n)))
 	// The data reaches the NIC when the read completes and has crossed
 	// the host interface; its tags free as it arrives.
-	m.k.At(n.readBack(p.born, p.n, p.cnt), n, nicTx, p)
+	m.k.At(n.readBack(p.born, int(p.n), int(p.cnt)), n, nicTx, p)
 }
 
 // commit acts on a write that has become visible.
@@ -433,7 +433,7 @@ func (n *nic) commit(p *Packet) {
 	switch p.kind {
 	case pktPut, pktMsg:
 		if p.kind == pktPut {
-			if err := t.tep.WriteMemory(t.region, t.roff+p.off, p.data); err != nil {
+			if err := t.tep.WriteMemory(t.region, t.roff+int64(p.off), p.data); err != nil {
 				t.fail(conduit.StatusError, err.Error())
 			}
 		}
@@ -442,7 +442,7 @@ func (n *nic) commit(p *Packet) {
 		if t.tCommitted == t.npkts {
 			switch {
 			case p.kind == pktMsg:
-				t.tep.DeliverMessage(t.msg)
+				t.tep.DeliverMessage(t.x.msg)
 			case t.remoteEvent:
 				t.tep.RemoteEvent(t.ep.Rank(), t.remoteData)
 			}

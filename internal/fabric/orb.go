@@ -25,13 +25,13 @@ func (n *nic) admit(p *Packet, now Time) bool {
 		n.m.freePacket(p)
 		return false
 	}
-	if !n.orbRoom(p.cnt) {
+	if !n.orbRoom(int(p.cnt)) {
 		n.orbWait.push(p)
 		return false
 	}
-	n.orbUsed += p.cnt
+	n.orbUsed += int(p.cnt)
 	n.m.stats.ORBMax = max(n.m.stats.ORBMax, int64(n.orbUsed))
-	t.orbHeld += p.cnt
+	t.orbHeld += int32(p.cnt)
 	t.alive = now
 	if !t.timing {
 		n.arm(t, now+n.m.p.TransactionTimeout)
@@ -41,13 +41,13 @@ func (n *nic) admit(p *Packet, now Time) bool {
 
 // orbRelease frees cnt entries of t's and lets waiting packets go.
 func (n *nic) orbRelease(t *txn, cnt int) {
-	cnt = min(cnt, t.orbHeld)
+	cnt = min(cnt, int(t.orbHeld))
 	if cnt == 0 {
 		return
 	}
-	t.orbHeld -= cnt
+	t.orbHeld -= int32(cnt)
 	n.orbUsed -= cnt
-	for n.orbWait.front() != nil && n.orbRoom(n.orbWait.front().cnt) {
+	for n.orbWait.front() != nil && n.orbRoom(int(n.orbWait.front().cnt)) {
 		n.transmit(n.orbWait.pop())
 	}
 	if n.bteParked && n.orbRoom(1) {

@@ -38,16 +38,16 @@ func (k pktKind) isRequest() bool { return k <= pktMsg }
 type Packet struct {
 	// Size is the packet's size in link units; a coarse unit's is the sum
 	// of its packets'.
-	Size int
+	Size int32
 	// Src and Dst are the sending and the receiving nodes, and DstRouter
 	// the router of Dst's NIC.
-	Src, Dst, DstRouter int
+	Src, Dst, DstRouter int32
 	// Hash is the transaction's routing hash (its source and destination
 	// nodes, and with the hash_address option the remote address).
 	Hash uint64
 	// Hops counts the channels the packet has crossed since its NIC sent
 	// it (a response starts again from 0).
-	Hops int
+	Hops int32
 	// Route is the routing's own state for the packet (an intermediate
 	// router, a phase); it is zero when a NIC sends the packet.
 	Route [4]int32
@@ -59,14 +59,19 @@ type Packet struct {
 	// routing option); otherwise deterministically.
 	Adaptive bool
 
-	// The unexported fields: words and pointers first, the narrower ones
-	// together at the end, so that a packet has no padding to speak of
-	// (a job may hold one for each post in flight).
+	// The unexported fields: the narrow ones first, following on from
+	// the exported ones without a gap, then words and pointers, so that a
+	// packet has no padding (a job may hold one for each post in flight).
+	// Its counts are 32-bit, as its transaction's are (maxTxnBytes).
 	kind       pktKind
 	order      conduit.OrderingMode
 	failed     bool // carries an error status back
 	translated bool // its address has been translated at the target
 	routedVC   uint8
+	// ownBuf says data is (the start of) one of the machine's packet
+	// buffers of MaxPacketData bytes, held from the target NIC to the
+	// commit, which goes back to the machine when the packet does.
+	ownBuf bool
 
 	// inTile is the router tile it last arrived at; out, while it crosses
 	// a tiled router, the output it goes to (Router.cross).
@@ -75,15 +80,14 @@ type Packet struct {
 	// the channel it last crossed (Params.SharedInputUnits).
 	pooled int32
 
-	ctl func(Time) // a control packet's receiver (control.go)
+	off int32 // offset of its data in the transaction
+	n   int32 // data bytes it stands for
+	cnt int32 // real packets it stands for: 1, or more for a coarse unit
 
-	t    *txn   // the transaction it belongs to
-	off  int64  // offset of its data in the transaction
-	n    int    // data bytes it stands for
-	cnt  int    // real packets it stands for: 1, or more for a coarse unit
-	buf  []byte // a put's data buffer (MaxPacketData bytes), held from the target NIC to the commit
-	data []byte // the data held (in buf, or its own for a coarse unit)
-	old  uint64 // an AMO's old value
+	ctl  func(Time) // a control packet's receiver (control.go)
+	t    *txn       // the transaction it belongs to
+	data []byte     // the data held (a buffer of the machine's: ownBuf, or its own for a coarse unit)
+	old  uint64     // an AMO's old value
 
 	born Time
 	via  *Channel // the ejection tile it arrived by, until the NIC takes it
@@ -113,8 +117,8 @@ func (m *Machine) newPacket() *Packet {
 }
 
 func (m *Machine) freePacket(p *Packet) {
-	if p.buf != nil {
-		m.freeBufs = append(m.freeBufs, p.buf)
+	if p.ownBuf {
+		m.freeBufs = append(m.freeBufs, p.data[:m.p.MaxPacketData])
 	}
 	if p.t != nil {
 		m.dropPacket(p.t)
@@ -129,14 +133,15 @@ func (m *Machine) holdData(p *Packet, data []byte) {
 		p.data = append([]byte(nil), data...)
 		return
 	}
+	var buf []byte
 	if n := len(m.freeBufs); n > 0 {
-		p.buf = m.freeBufs[n-1]
+		buf = m.freeBufs[n-1]
 		m.freeBufs = m.freeBufs[:n-1]
 	} else {
-		p.buf = make([]byte, m.p.MaxPacketData)
+		buf = make([]byte, m.p.MaxPacketData)
 	}
-	copy(p.buf, data)
-	p.data = p.buf[:len(data)]
+	copy(buf, data)
+	p.data, p.ownBuf = buf[:len(data)], true
 }
 
 // unitSize is the size of the real packets carrying n data bytes in a

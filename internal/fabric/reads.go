@@ -96,7 +96,7 @@ func (n *nic) readServe() {
 		n.readHead++
 		switch {
 		case w.p != nil:
-			n.readUse(w.p.cnt, nil)
+			n.readUse(int(w.p.cnt), nil)
 			n.getRead(w.p)
 		case w.eng == readBTE:
 			n.bteTagWait, n.bteTagGrant = false, true

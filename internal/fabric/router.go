@@ -102,7 +102,7 @@ func (r *Router) Fire(_ int32, data any) {
 func (r *Router) route(p *Packet) {
 	m := r.m
 	var c *Channel
-	if p.DstRouter == r.ID {
+	if int(p.DstRouter) == r.ID {
 		c = leastLoaded(m.nics[p.Dst].eject)
 	} else {
 		p.routedRoute, p.routedVC = p.Route, p.VC

@@ -128,8 +128,10 @@ func (n *nic) resend(t *txn) {
 	t.resent = true
 	n.finish(t, conduit.StatusTimeout, "")
 	nt := m.newTxn(t.ep, t.tep.Rank(), t.order)
-	nt.kind, nt.msg, nt.msgData = pktMsg, t.msg, t.msgData
-	nt.size, nt.unit, nt.npkts, nt.pending, nt.perPkt = t.size, t.unit, t.npkts, t.npkts, t.perPkt
+	nt.kind = pktMsg
+	x := nt.rare()
+	x.msg, x.msgData = t.x.msg, t.x.msgData
+	nt.size, nt.unit, nt.npkts, nt.pending = t.size, t.unit, t.npkts, t.npkts
 	nt.attempt = t.attempt + 1
 	nt.born = m.k.Now()
 	m.stats.MsgResends++

@@ -1,6 +1,9 @@
 package fabric
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/simnet"
 )
@@ -23,46 +26,42 @@ import (
 type txn struct {
 	// Its fields are grouped by size (pointers and words, then the
 	// narrower ones together), so that a transaction, of which a job
-	// may hold one for each post in flight, has no padding to speak of.
+	// may hold one for each post in flight, has no padding to speak of;
+	// what only some transactions need is in x, and what can be derived
+	// (its routing hash, its CPU time per store, where its memory is) is
+	// not kept.
 	ep, tep  *simnet.Endpoint // source and target PEs
 	src, dst *nic
 	d        *conduit.PostDesc // the runtime's until the transaction completes
-	msg      *simnet.Message
-	msgData  []byte // its header and payload
-	// srcLoc and dstLoc are where the source's and the target's memory
-	// are in their nodes (Config.Location).
-	srcLoc, dstLoc int
+	x        *txnRare
 	// What the target needs after the source has completed (a put is
 	// acknowledged before it is visible): remoteEvent (below) and its
 	// data.
 	remoteData uint64
-	// An AMO's operands, captured at the post (its operation below).
-	operand, compare uint64
-	hash             uint64
-	roff             int64
-	size             int
-	npkts            int  // packets, or coarse units
-	unit             int  // real packets per unit: 1, or more for a coarse transfer
-	perPkt           Time // CPU time per FMA store (per real packet)
-
-	next       int  // next packet to make
-	pending    int  // packets whose completion has not come back
-	orbHeld    int  // its request packets holding ORB entries
-	tCommitted int  // packets committed at the target
+	roff       int64
 	alive      Time // its last request sent or response received
 	// checkAt is when its timer is next looked at; tPrev and tNext link
-	// the source NIC's timer list, ordered by checkAt.
+	// the source NIC's timer list, ordered by checkAt (and tNext the
+	// machine's free list while it is on that).
 	checkAt      Time
 	tPrev, tNext *txn
-	reads        []Time // a block transfer's reads in flight, by slot: when each is back
-	detail       string
 	born         Time
 	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
-	// attempt's); attempt counts a short message's resends.
-	id       uint64
-	nextFree *txn
-	attempt  int32
-	region   uint32
+	// attempt's).
+	id uint64
+
+	// Its counts, in 32 bits: Post and Send refuse a transfer of more
+	// bytes than that (maxTxnBytes), and the packets, units and pieces
+	// of one are fewer than its bytes (at least one byte each).
+	size       int32
+	npkts      int32 // packets, or coarse units
+	unit       int32 // real packets per unit: 1, or more for a coarse transfer
+	next       int32 // next packet to make
+	pending    int32 // packets whose completion has not come back
+	orbHeld    int32 // its request packets holding ORB entries
+	tCommitted int32 // packets committed at the target
+	attempt    int32 // a short message's resends
+	region     uint32
 	// refs counts the packets that point to it (Packet.t); recycle says
 	// it may go back to the machine's free list once none does
 	// (releaseTxn).
@@ -71,7 +70,7 @@ type txn struct {
 	kind        pktKind // of its requests
 	bte         bool
 	remoteEvent bool
-	// An AMO's operation.
+	// An AMO's operation (its operands are in x).
 	amo      conduit.AMOOp
 	width    uint8
 	fetch    bool
@@ -87,23 +86,77 @@ type txn struct {
 	recycle  bool
 }
 
+// txnRare is the part of a transaction that only some have: a message's,
+// an AMO's, a block transfer's, a failed one's. A transaction has one
+// when it needs it (txn.rare); a recycled transaction keeps its own, empty,
+// for its next use.
+type txnRare struct {
+	msg     *simnet.Message
+	msgData []byte // its header and payload
+	// An AMO's operands, captured at the post (its operation in txn).
+	operand, compare uint64
+	reads            []Time // a block transfer's reads in flight, by slot: when each is back
+	detail           string
+}
+
+// maxTxnBytes is the largest transfer a transaction carries: its counts
+// are 32-bit.
+const maxTxnBytes = math.MaxInt32
+
+// rare is t's txnRare, made if it has none.
+func (t *txn) rare() *txnRare {
+	if t.x == nil {
+		t.x = new(txnRare)
+	}
+	return t.x
+}
+
+// detail is what t's failure reports ("" if none).
+func (t *txn) detail() string {
+	if t.x == nil {
+		return ""
+	}
+	return t.x.detail
+}
+
+// hash is t's routing hash: its source and destination nodes.
+func (t *txn) hash() uint64 { return mix64(uint64(t.src.node)<<32 | uint64(t.dst.node)) }
+
+// perPkt is the CPU time of each of t's FMA stores (per real packet):
+// data for a put or a message, a control word for a get or an AMO.
+func (m *Machine) perPkt(t *txn) Time {
+	if t.kind == pktPut || t.kind == pktMsg {
+		return m.p.FMAPutPerPacket
+	}
+	return m.p.FMAGetPerPacket
+}
+
+// srcLoc and dstLoc are where the source's and the target's memory of t
+// are in their nodes (Config.Location).
+func (m *Machine) srcLoc(t *txn) int { return m.loc[t.ep.Rank()] }
+func (m *Machine) dstLoc(t *txn) int { return m.loc[t.tep.Rank()] }
+
 // msgBytes is the part of a message a packet carries.
 func (t *txn) msgBytes(p *Packet) []byte {
-	return t.msgData[p.off:min(p.off+int64(p.n), int64(len(t.msgData)))]
+	data := t.x.msgData
+	return data[p.off:min(int64(p.off)+int64(p.n), int64(len(data)))]
 }
 
 // packetBytes is the data of t's packet (or unit) i.
 func (m *Machine) packetBytes(t *txn, i int) (off, n int) {
-	u := max(t.unit, 1) * m.p.MaxPacketData
+	u := max(int(t.unit), 1) * m.p.MaxPacketData
 	off = i * u
-	return off, min(u, t.size-off)
+	return off, min(u, int(t.size)-off)
 }
 
 // fail records t's first failure: the status and detail its completion
 // reports.
 func (t *txn) fail(s conduit.Status, detail string) {
 	if t.status == conduit.StatusOK {
-		t.status, t.detail = s, detail
+		t.status = s
+		if detail != "" {
+			t.rare().detail = detail
+		}
 	}
 }
 
@@ -112,6 +165,9 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	p := ep.Proc()
 	if err := p.Sync(); err != nil {
 		return err
+	}
+	if d.Type != conduit.AMO && len(d.Local) > maxTxnBytes {
+		return fmt.Errorf("%s: PE %d: Post of %d bytes: more than a transaction carries (%d)", m.name, ep.Rank(), len(d.Local), maxTxnBytes)
 	}
 	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
 	t.d = d
@@ -124,9 +180,10 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
 	switch {
 	case d.Type == conduit.AMO:
-		t.kind, t.size, t.npkts, t.unit = pktAMO, int(d.Width), 1, 1
-		t.amo, t.width, t.fetch, t.operand, t.compare = d.AMO, d.Width, d.Fetch, d.Operand, d.Compare
-		t.perPkt = m.p.FMAGetPerPacket
+		t.kind, t.size, t.npkts, t.unit = pktAMO, int32(d.Width), 1, 1
+		t.amo, t.width, t.fetch = d.AMO, d.Width, d.Fetch
+		x := t.rare()
+		x.operand, x.compare = d.Operand, d.Compare
 		t.pending = 1
 		if !m.launch(ep, d) {
 			p.Advance(m.p.FMAPost)
@@ -136,12 +193,10 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		return nil
 	case d.Type == conduit.Put:
 		t.kind = pktPut
-		t.perPkt = m.p.FMAPutPerPacket
 	default:
 		t.kind = pktGet
-		t.perPkt = m.p.FMAGetPerPacket
 	}
-	t.size = len(d.Local)
+	t.size = int32(len(d.Local))
 	m.split(t, d.Mech == conduit.BTE)
 	m.hazards.posted(t)
 	if d.Mech == conduit.BTE {
@@ -158,10 +213,10 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 // order costs, and a unit would hide that. So do FMA transfers, whose
 // every packet is a store of the core through its buffers (fma.go).
 func (m *Machine) split(t *txn, bte bool) {
-	pkts := m.packets(t.size)
+	pkts := int32(m.packets(int(t.size)))
 	t.unit = 1
-	if bte && m.opts.CoarseBytes > 0 && t.size > m.opts.CoarseBytes && t.order == conduit.OrderRelaxed {
-		t.unit = m.opts.CoarsePackets
+	if bte && m.opts.CoarseBytes > 0 && int(t.size) > m.opts.CoarseBytes && t.order == conduit.OrderRelaxed {
+		t.unit = int32(m.opts.CoarsePackets)
 	}
 	t.npkts = (pkts + t.unit - 1) / t.unit
 	t.pending = t.npkts
@@ -176,10 +231,9 @@ func (m *Machine) newTxn(ep *simnet.Endpoint, target int, order conduit.Ordering
 	if t == nil {
 		t = new(txn)
 	} else {
-		m.freeTxns = t.nextFree
+		m.freeTxns = t.tNext
 	}
-	*t = txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, order: order, born: ep.Proc().Clock(),
-		srcLoc: m.loc[ep.Rank()], dstLoc: m.loc[target]}
+	*t = txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, x: t.x, order: order, born: ep.Proc().Clock()}
 	switch m.opts.Routing {
 	case RouteDeterministic:
 		t.adaptive = false
@@ -188,7 +242,6 @@ func (m *Machine) newTxn(ep *simnet.Endpoint, target int, order conduit.Ordering
 	default:
 		t.adaptive = true
 	}
-	t.hash = mix64(uint64(src.node)<<32 | uint64(dst.node))
 	return t
 }
 
@@ -199,15 +252,19 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 	if err := p.Sync(); err != nil {
 		return err
 	}
+	if msg.Bytes() > maxTxnBytes {
+		return fmt.Errorf("%s: PE %d: Send of a %d-byte message: more than a transaction carries (%d)", m.name, ep.Rank(), msg.Bytes(), maxTxnBytes)
+	}
 	t := m.newTxn(ep, target, ep.Ordering())
-	t.kind, t.msg = pktMsg, msg
-	t.msgData = append(append(make([]byte, 0, msg.Bytes()), msg.Header...), msg.Payload...)
-	t.size = max(1, msg.Bytes())
+	t.kind = pktMsg
+	x := t.rare()
+	x.msg = msg
+	x.msgData = append(append(make([]byte, 0, msg.Bytes()), msg.Header...), msg.Payload...)
+	t.size = int32(max(1, msg.Bytes()))
 	t.unit = 1
-	t.npkts = m.packets(t.size)
+	t.npkts = int32(m.packets(int(t.size)))
 	t.pending = t.npkts
-	t.perPkt = m.p.FMAPutPerPacket
-	p.Advance(m.p.SMSGSend - t.perPkt)
+	p.Advance(m.p.SMSGSend - m.perPkt(t))
 	return m.storeFMA(t, p)
 }
 
@@ -238,9 +295,14 @@ func (m *Machine) dropPacket(t *txn) {
 	}
 }
 
-// releaseTxn puts t on the free list.
+// releaseTxn puts t on the free list, with its txnRare (if it has one)
+// emptied for its next use.
 func (m *Machine) releaseTxn(t *txn) {
-	*t = txn{nextFree: m.freeTxns}
+	x := t.x
+	if x != nil {
+		*x = txnRare{}
+	}
+	*t = txn{tNext: m.freeTxns, x: x}
 	m.freeTxns = t
 }
 
@@ -255,21 +317,21 @@ func (n *nic) request(t *txn, i int) *Packet {
 	off, size := m.packetBytes(t, i)
 	p.kind, p.VC = t.kind, m.p.RequestVC
 	t.usePacket(p)
-	p.Src, p.Dst, p.DstRouter = n.node, t.dst.node, t.dst.r.ID
-	p.order, p.Adaptive, p.Hash = t.order, t.adaptive, t.hash
-	p.off, p.n, p.born = int64(off), size, m.k.Now()
-	p.cnt = m.packets(size)
+	p.Src, p.Dst, p.DstRouter = int32(n.node), int32(t.dst.node), int32(t.dst.r.ID)
+	p.order, p.Adaptive, p.Hash = t.order, t.adaptive, t.hash()
+	p.off, p.n, p.born = int32(off), int32(size), m.k.Now()
+	p.cnt = int32(m.packets(size))
 	switch t.kind {
 	case pktGet:
-		p.Size = p.cnt * m.sizes.GetRequest
+		p.Size = p.cnt * int32(m.sizes.GetRequest)
 	case pktAMO:
 		operands := amoOperandBytes
 		if t.amo == conduit.AMOCSwap {
 			operands = 2 * amoOperandBytes
 		}
-		p.Size, p.cnt = m.sizes.Request(operands), 1
+		p.Size, p.cnt = int32(m.sizes.Request(operands)), 1
 	default:
-		p.Size = m.unitSize(size, m.sizes.Request)
+		p.Size = int32(m.unitSize(size, m.sizes.Request))
 	}
 	if m.opts.HashAddress {
 		p.Hash ^= mix64(uint64(t.roff) + uint64(off))
@@ -281,12 +343,12 @@ func (n *nic) request(t *txn, i int) *Packet {
 // that of one real response, multiplied for a coarse unit.
 func (n *nic) response(p *Packet, kind pktKind, size int) {
 	if kind == pktData && !p.failed {
-		size = n.m.unitSize(p.n, n.m.sizes.DataResponse)
+		size = n.m.unitSize(int(p.n), n.m.sizes.DataResponse)
 	} else {
-		size *= p.cnt
+		size *= int(p.cnt)
 	}
-	p.kind, p.VC, p.Size = kind, n.m.p.ResponseVC, size
-	p.Src, p.Dst, p.DstRouter = n.node, p.t.src.node, p.t.src.r.ID
+	p.kind, p.VC, p.Size = kind, n.m.p.ResponseVC, int32(size)
+	p.Src, p.Dst, p.DstRouter = int32(n.node), int32(p.t.src.node), int32(p.t.src.r.ID)
 	p.Hops = 0
 	p.Route = [4]int32{}
 }
@@ -321,14 +383,14 @@ func (n *nic) progress(t *txn) {
 		return
 	}
 	if t.kind == pktMsg {
-		n.finish(t, t.status, t.detail)
+		n.finish(t, t.status, t.detail())
 		return
 	}
 	// The completion entry is a posted write to the PE's completion queue,
 	// made once the transaction's data is visible, in the transaction's
 	// ordering mode (under strict ordering it keeps its place among the
 	// node's writes like any other).
-	_, visible := n.host.Write(n.m.k.Now(), n.m.p.CQEntryBytes, 1, t.srcLoc, t.order)
+	_, visible := n.host.Write(n.m.k.Now(), n.m.p.CQEntryBytes, 1, n.m.srcLoc(t), t.order)
 	n.m.k.At(visible, n, nicComplete, t)
 }
 
@@ -340,9 +402,9 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 	t.done = true
 	t.src.disarm(t)
 	if t.status != conduit.StatusOK {
-		s, detail = t.status, t.detail
+		s, detail = t.status, t.detail()
 	}
-	n.orbRelease(t, t.orbHeld)
+	n.orbRelease(t, int(t.orbHeld))
 	if t.bte {
 		n.bteEnd()
 	}
