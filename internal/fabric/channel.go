@@ -458,8 +458,13 @@ func (m *Machine) addReturn(v *vcState, r creditReturn) {
 	l.r = append(l.r, r)
 }
 
-// minReturns is the smallest piece of a credit return list.
-const minReturns = 4
+// minReturns is the smallest piece of a credit return list: one return.
+// A VC's list holds what the channel has not yet looked at, and a channel
+// looks only when it has a packet to send on the VC, so most lists hold
+// the last packet's return and nothing else (1.07 returns a list on
+// average, counted on 40 groups of the Aries system under uniform random
+// traffic): a larger first piece would be mostly empty.
+const minReturns = 1
 
 // returnPiece is an empty piece of n credit returns (minReturns times a
 // power of two): a freed one of that size, or a new one from the block.
