@@ -27,9 +27,9 @@ func (m *Machine) Footprint() Footprint {
 	b := int64(len(m.routers))*int64(unsafe.Sizeof(Router{})) + int64(len(m.channels))*int64(unsafe.Sizeof(Channel{})+unsafe.Sizeof(&Channel{}))
 	for _, r := range m.routers {
 		b += int64(cap(r.links)+cap(r.inject)+cap(r.eject)) * int64(unsafe.Sizeof(&Channel{}))
-		if r.rowFree != nil {
+		if r.buses != nil {
 			f.RoutersUsed++
-			b += int64(cap(r.rowFree)+cap(r.colFree)) * int64(unsafe.Sizeof(Time(0)))
+			b += int64(cap(r.buses)) * int64(unsafe.Sizeof(r.buses[0]))
 		}
 	}
 	for _, c := range m.channels {
