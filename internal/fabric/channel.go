@@ -47,15 +47,19 @@ type Channel struct {
 	down      bool
 	pending   bool // a send attempt is scheduled
 	rr        uint8
+	link      bool // between routers (not a processor tile)
 
-	link bool // between routers (not a processor tile)
 	// stalled: it had something to send while the network was quiesced
 	// (fault.go); it is kicked when traffic is released.
 	stalled bool
 	// srcTile and dstTile are its tiles in the routers at its ends (tiled
 	// routers only).
 	srcTile, dstTile int16
-	shared           int // space left in the pool every VC may use (Params.SharedInputUnits)
+	lanes            int16 // lanes carrying each packet together (a backend's link width)
+	// shared is the space left in the pool every VC may use
+	// (Params.SharedInputUnits, which validate keeps within int32).
+	shared int32
+	id     int32
 	// dueFrom is the earliest time a credit on its way back to any VC
 	// comes back (no credit is due before it): until then absorb has
 	// nothing to count.
@@ -63,9 +67,7 @@ type Channel struct {
 	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
 	flight   Time
 
-	id       int
 	fullTime Time // unitTime with every lane working
-	lanes    int  // lanes carrying each packet together
 
 	sent, retries int64
 	busyTime      Time
@@ -103,9 +105,9 @@ func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int)
 	}
 	c := &m.chanSlab[0]
 	m.chanSlab = m.chanSlab[1:]
-	*c = Channel{m: m, id: len(m.channels), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
-		flight: flight, lanes: lanes}
-	c.shared = m.p.SharedInputUnits
+	*c = Channel{m: m, id: int32(len(m.channels)), from: from, to: to, unitTime: unitTime, fullTime: unitTime,
+		flight: flight, lanes: int16(lanes)}
+	c.shared = int32(m.p.SharedInputUnits)
 	m.channels = append(m.channels, c)
 	return c
 }
@@ -113,7 +115,7 @@ func (m *Machine) newChannel(from, to *Router, unitTime, flight Time, lanes int)
 // ID is the channel's number, unique in the machine. Channels are numbered
 // router by router, each router's links (in the order they were made)
 // before its injection tiles, and then every router's ejection tiles.
-func (c *Channel) ID() int { return c.id }
+func (c *Channel) ID() int { return int(c.id) }
 
 // From is the router sending on the channel; nil for an injection tile.
 func (c *Channel) From() *Router { return c.from }
@@ -221,7 +223,7 @@ func (c *Channel) absorb(vc int) {
 	i := 0
 	for i < len(r) && r[i].at <= now {
 		v.credits += r[i].units
-		c.shared += int(r[i].shared)
+		c.shared += r[i].shared
 		i++
 	}
 	if i > 0 {
@@ -302,7 +304,7 @@ func (c *Channel) pick() *Packet {
 		if !pooled {
 			c.absorb(vc)
 		}
-		if int(c.vcs[vc].credits)+c.shared < c.creditsFor(head) {
+		if int(c.vcs[vc].credits)+int(c.shared) < c.creditsFor(head) {
 			if pooled {
 				blocked = true
 			} else {
@@ -347,7 +349,7 @@ func (c *Channel) take(p *Packet) (need int) {
 	need = c.creditsFor(p)
 	own := min(need, int(c.vcs[p.VC].credits))
 	c.vcs[p.VC].credits -= int32(own)
-	c.shared -= need - own
+	c.shared -= int32(need - own)
 	p.pooled = int32(need - own)
 	return need
 }

@@ -96,3 +96,11 @@ func TestPerPostStateSize(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Sizeof(Packet{}), uintptr(176))
 	assert.LessOrEqual(t, unsafe.Sizeof(txnRare{}), uintptr(96))
 }
+
+// A machine holds a channel for every link direction and tile (1.3
+// million on the full Aries system), used or not: its fields are packed
+// without padding (counts of lanes, its id and the pool's space in fewer
+// than 64 bits).
+func TestChannelSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(Channel{}), uintptr(144))
+}

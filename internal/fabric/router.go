@@ -186,7 +186,7 @@ func (m *Machine) numberChannels() {
 	m.channels = m.channels[:0]
 	add := func(cs []*Channel) {
 		for _, c := range cs {
-			c.id = len(m.channels)
+			c.id = int32(len(m.channels))
 			m.channels = append(m.channels, c)
 		}
 	}
