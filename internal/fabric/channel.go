@@ -83,8 +83,10 @@ type vcState struct {
 	// channel's packets leave in order and each returns its space a fixed
 	// time after its tail arrives, so the times never decrease). They are
 	// counted when the channel looks, not by events of their own. A VC
-	// with none on their way has no list (addReturn).
-	returns *returnList
+	// with none on their way has no list (addReturn). It is the number of
+	// the machine's list that holds them (Machine.returnList), 0 for none:
+	// 32 bits rather than a pointer make the state 16 bytes, not 24.
+	returns uint32
 }
 
 // SetTiles gives a link the tile it leaves its router by and the tile it
@@ -215,10 +217,10 @@ func (c *Channel) absorb(vc int) {
 		return
 	}
 	v := &c.vcs[vc]
-	l := v.returns
-	if l == nil {
+	if v.returns == 0 {
 		return
 	}
+	l := c.m.returnList(v.returns)
 	r := l.r
 	i := 0
 	for i < len(r) && r[i].at <= now {
@@ -233,13 +235,15 @@ func (c *Channel) absorb(vc int) {
 			// The list goes back to the machine with its piece: a
 			// channel holds lists only for the credits it has on their
 			// way back.
-			l.next, c.m.freeReturnLists = c.m.freeReturnLists, l
-			v.returns = nil
+			l.next, c.m.freeReturnLists = c.m.freeReturnLists, v.returns
+			v.returns = 0
 		}
 		c.dueFrom = math.MaxInt64
 		for k := range c.vcs {
-			if l := c.vcs[k].returns; l != nil && len(l.r) > 0 {
-				c.dueFrom = min(c.dueFrom, l.r[0].at)
+			if id := c.vcs[k].returns; id != 0 {
+				if l := c.m.returnList(id); len(l.r) > 0 {
+					c.dueFrom = min(c.dueFrom, l.r[0].at)
+				}
 			}
 		}
 	}
@@ -334,8 +338,10 @@ func (c *Channel) pick() *Packet {
 // firstReturn is the earlier of wake (none if negative) and when vc's
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
-	if l := c.vcs[vc].returns; l != nil && len(l.r) > 0 && (wake < 0 || l.r[0].at < wake) {
-		return l.r[0].at
+	if id := c.vcs[vc].returns; id != 0 {
+		if l := c.m.returnList(id); len(l.r) > 0 && (wake < 0 || l.r[0].at < wake) {
+			return l.r[0].at
+		}
 	}
 	return wake
 }
@@ -417,7 +423,34 @@ const returnSlab = 4096
 // a piece of the machine's block of credit returns.
 type returnList struct {
 	r    []creditReturn
-	next *returnList // the machine's free lists
+	id   uint32 // its number (Machine.returnList)
+	next uint32 // on the machine's free lists, the number of the next (0: none)
+}
+
+// returnListChunk is how many lists the machine makes at once.
+const returnListChunk = 256
+
+// returnList is the machine's list number id (from 1).
+func (m *Machine) returnList(id uint32) *returnList {
+	i := id - 1
+	return &m.returnLists[i/returnListChunk][i%returnListChunk]
+}
+
+// newReturnList is a list with no returns: one a VC has left, or a new one.
+func (m *Machine) newReturnList() *returnList {
+	if id := m.freeReturnLists; id != 0 {
+		l := m.returnList(id)
+		m.freeReturnLists, l.next = l.next, 0
+		return l
+	}
+	n := m.returnListsMade
+	if n%returnListChunk == 0 {
+		m.returnLists = append(m.returnLists, make([]returnList, returnListChunk))
+	}
+	m.returnListsMade++
+	l := &m.returnLists[n/returnListChunk][n%returnListChunk]
+	l.id = n + 1
+	return l
 }
 
 // addReturn appends r to v's credits on their way back. A VC has a list
@@ -431,19 +464,12 @@ type returnList struct {
 // credits on their way back now, and the free ones at most the most that
 // ever were at once.
 func (m *Machine) addReturn(v *vcState, r creditReturn) {
-	l := v.returns
-	if l == nil {
-		if l = m.freeReturnLists; l != nil {
-			m.freeReturnLists = l.next
-			l.next = nil
-		} else {
-			if len(m.listSlab) == 0 {
-				m.listSlab = make([]returnList, channelSlab)
-			}
-			l = &m.listSlab[0]
-			m.listSlab = m.listSlab[1:]
-		}
-		v.returns = l
+	var l *returnList
+	if v.returns == 0 {
+		l = m.newReturnList()
+		v.returns = l.id
+	} else {
+		l = m.returnList(v.returns)
 	}
 	if len(l.r) == cap(l.r) {
 		grown := m.returnPiece(max(minReturns, 2*cap(l.r)))[:len(l.r)]

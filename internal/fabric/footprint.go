@@ -39,13 +39,14 @@ func (m *Machine) Footprint() Footprint {
 		f.ChannelsUsed++
 		b += int64(len(c.vcs)) * int64(unsafe.Sizeof(vcState{}))
 		for _, v := range c.vcs {
-			if v.returns != nil {
+			if v.returns != 0 {
 				f.Returns++
-				b += int64(unsafe.Sizeof(returnList{})) + int64(cap(v.returns.r))*int64(unsafe.Sizeof(creditReturn{}))
+				b += int64(unsafe.Sizeof(returnList{})) + int64(cap(m.returnList(v.returns).r))*int64(unsafe.Sizeof(creditReturn{}))
 			}
 		}
 	}
-	for l := m.freeReturnLists; l != nil; l = l.next {
+	for id := m.freeReturnLists; id != 0; id = m.returnList(id).next {
+		l := m.returnList(id)
 		f.ReturnsFree++
 		b += int64(unsafe.Sizeof(returnList{})) + int64(cap(l.r))*int64(unsafe.Sizeof(creditReturn{}))
 	}
