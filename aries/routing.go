@@ -396,7 +396,7 @@ func (rt *routing) minimal(path Path, src, dst int, r uint64) Path {
 	}
 	n := uint64(cs.n)
 	i := int(r % n)
-	if cs.links != nil {
+	if len(cs.links) > 0 {
 		i = int(cs.links[i])
 	}
 	r /= n
@@ -404,9 +404,17 @@ func (rt *routing) minimal(path Path, src, dst int, r uint64) Path {
 	return d.AppendMinimalVia(path, src, dst, i, dragonfly.GreenFirst(r%BlackLinksPerPeer, r/BlackLinksPerPeer%BlackLinksPerPeer))
 }
 
+// candidateRoom is the least room a cache slot's list of candidates is
+// made with, so that the sets the slot holds next fit in it: on the full
+// system a set of candidates that is not every link between the groups
+// has at most two (counted under uniform random traffic), and lists made
+// to each set's own length, dropped when a set of every link took the
+// slot, made 40 MB of garbage in a run.
+const candidateRoom = 4
+
 // candidateSet is the global links nearest an Aries towards another group
 // (Dragonfly.Minimal's candidates): links[k] for k < n, or every link from
-// 0 to n-1 if links is nil.
+// 0 to n-1 if links is empty (its room kept for the cache slot's next set).
 type candidateSet struct {
 	n     int32
 	links []int32
@@ -440,13 +448,13 @@ func (rt *routing) candidates(src, gd int) candidateSet {
 	}
 	var buf [dragonfly.MaxCandidates]int
 	n, all := rt.df.CandidateLinks(src, gd, &buf)
-	cs := candidateSet{n: int32(n)}
+	// The set the slot held makes room for this one's, if it has enough
+	// (a set of every link keeps the room for the next): a miss on the
+	// largest systems makes no garbage.
+	cs := candidateSet{n: int32(n), links: slot.set.links[:0]}
 	if !all {
-		// The set the slot held makes room for this one's, if it has
-		// enough: a miss on the largest systems makes no garbage.
-		cs.links = slot.set.links[:0]
 		if cap(cs.links) < n {
-			cs.links = make([]int32, n)
+			cs.links = make([]int32, n, max(n, candidateRoom))
 		}
 		cs.links = cs.links[:n]
 		for k := range cs.links {

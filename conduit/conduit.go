@@ -208,12 +208,20 @@ const SegmentID uint32 = 1
 // and reuses them; a backend may keep a pointer to one from Post until it
 // delivers the descriptor's completion Event, and must not touch it after.
 type PostDesc struct {
+	// The one-byte fields come first, together, so that the descriptor
+	// has no padding (each is described with its group below).
 	Type PostType
 	// Mech selects FMA or BTE for puts and gets. AMOs always use FMA.
 	Mech Mechanism
 	// Order overrides the endpoint's ordering mode for this descriptor when
 	// not OrderInherit.
-	Order OrderingMode
+	Order       OrderingMode
+	AMO         AMOOp
+	Width       uint8
+	Fetch       bool
+	RemoteEvent bool
+	Retry       bool
+
 	// Target is the rank of the remote PE.
 	Target int
 	// Local is the source of a put or the destination of a get. Its length
@@ -225,21 +233,18 @@ type PostDesc struct {
 	Remote       MemHandle
 	RemoteOffset int64
 
-	// AMO fields. Width is 4 or 8 bytes. Operand is the value added, stored
-	// or combined; Compare is the expected value of AMOCSwap. Fetch asks for
-	// the old value, which the backend stores in Result before delivering
-	// the completion event. Float64 operands are passed as their IEEE bits.
-	AMO     AMOOp
-	Width   uint8
-	Fetch   bool
+	// AMO fields (AMO, Width, Fetch and these). Width is 4 or 8 bytes.
+	// Operand is the value added, stored or combined; Compare is the
+	// expected value of AMOCSwap. Fetch asks for the old value, which the
+	// backend stores in Result before delivering the completion event.
+	// Float64 operands are passed as their IEEE bits.
 	Operand uint64
 	Compare uint64
 	Result  uint64
 
 	// RemoteEvent asks for a destination-side event carrying RemoteData on
 	// the target's remote completion queue when a put has been delivered.
-	RemoteEvent bool
-	RemoteData  uint64
+	RemoteData uint64
 
 	// Flag, when not nil, asks for a flagged get response (Caps.FlaggedGet;
 	// FMA gets only): once all of the get's data is in Local, the backend
@@ -269,7 +274,6 @@ type PostDesc struct {
 	// Puts and gets are idempotent and are simply done again. A backend
 	// that never times out (smp) ignores both.
 	TxnID uint64
-	Retry bool
 
 	// Context is the runtime's own: returned untouched in the Event.
 	Context any

@@ -37,8 +37,13 @@ type amoEntry struct {
 	used  uint64
 }
 
-// amo queues an AMO request for the AMO unit.
+// amo queues an AMO request for the AMO unit, whose cache and fill slots
+// are made for the NIC's first (most NICs of a job of puts never see one).
 func (n *nic) amo(p *Packet) {
+	if n.amoCache == nil {
+		n.amoCache = make(map[amoKey]*amoEntry)
+		n.amoFills = make([]Time, n.m.p.AMOFetchesOutstanding)
+	}
 	n.amoQ.push(p)
 	n.amoDrain()
 }

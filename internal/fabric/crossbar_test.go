@@ -33,7 +33,7 @@ func crossMachine(t *testing.T) (*Router, []*Channel) {
 // crossAt crosses a packet of size units from input tile in to out now and
 // returns when it reaches out's queue.
 func crossAt(r *Router, in int, out *Channel, size int) Time {
-	return r.cross(&Packet{Size: int32(size), inTile: int16(in)}, out)
+	return r.cross(&Packet{Size: int32(size), cnt: 1, inTile: int16(in)}, out)
 }
 
 func TestTiledRouterCrossing(t *testing.T) {
@@ -65,4 +65,24 @@ func TestTiledRouterCrossing(t *testing.T) {
 	a = crossAt(r, 0, out[2], size)
 	b = crossAt(r, 4, out[2], size)
 	assert.Equal(t, a, b)
+}
+
+// The buses' times are kept in 32 bits after a base: a crossing more than
+// 4.3 ms (2^32 ps) after the router's first moves the base, and a bus
+// still busy then stays busy for the same time.
+func TestTiledRouterBusesAfterLongTime(t *testing.T) {
+	r, out := crossMachine(t)
+	r.m.topo = dropAll{} // the packets go nowhere after crossing
+	const size = 4
+	k := r.m.k
+	assert.Equal(t, Time(8000), crossAt(r, 0, out[1], size))
+	later := Time(1) << 40 // about a second
+	k.RunUntil(later)
+	a := crossAt(r, 0, out[1], size)
+	b := crossAt(r, 0, out[5], size)
+	assert.Equal(t, later+8000, a, "the buses used at time 0 are free")
+	assert.Equal(t, later+12000, b, "4 ns behind on the row bus, as at time 0")
+	assert.Equal(t, later, r.busBase, "the base moved up to now")
+	k.RunUntil(2 * later)
+	assert.Equal(t, 2*later+8000, crossAt(r, 0, out[1], size), "every bus free long after")
 }

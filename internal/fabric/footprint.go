@@ -27,9 +27,9 @@ func (m *Machine) Footprint() Footprint {
 	b := int64(len(m.routers))*int64(unsafe.Sizeof(Router{})) + int64(len(m.channels))*int64(unsafe.Sizeof(Channel{})+unsafe.Sizeof(&Channel{}))
 	for _, r := range m.routers {
 		b += int64(cap(r.links)+cap(r.inject)+cap(r.eject)) * int64(unsafe.Sizeof(&Channel{}))
-		if r.rowFree != nil {
+		if r.buses != nil {
 			f.RoutersUsed++
-			b += int64(cap(r.rowFree)+cap(r.colFree)) * int64(unsafe.Sizeof(Time(0)))
+			b += int64(cap(r.buses)) * int64(unsafe.Sizeof(r.buses[0]))
 		}
 	}
 	for _, c := range m.channels {
@@ -39,13 +39,14 @@ func (m *Machine) Footprint() Footprint {
 		f.ChannelsUsed++
 		b += int64(len(c.vcs)) * int64(unsafe.Sizeof(vcState{}))
 		for _, v := range c.vcs {
-			if v.returns != nil {
+			if v.returns != 0 {
 				f.Returns++
-				b += int64(unsafe.Sizeof(returnList{})) + int64(cap(v.returns.r))*int64(unsafe.Sizeof(creditReturn{}))
+				b += int64(unsafe.Sizeof(returnList{})) + int64(cap(m.returnList(v.returns).r))*int64(unsafe.Sizeof(creditReturn{}))
 			}
 		}
 	}
-	for l := m.freeReturnLists; l != nil; l = l.next {
+	for id := m.freeReturnLists; id != 0; id = m.returnList(id).next {
+		l := m.returnList(id)
 		f.ReturnsFree++
 		b += int64(unsafe.Sizeof(returnList{})) + int64(cap(l.r))*int64(unsafe.Sizeof(creditReturn{}))
 	}

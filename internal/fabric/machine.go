@@ -54,12 +54,15 @@ type Machine struct {
 	vcSlab   []vcState // VC states useVCs has yet to hand out
 	// returnSlab is the block addReturn carves credit return lists from,
 	// returnFree the pieces lists have left, by size (returnPiece), and
-	// freeReturnLists the lists VCs have left.
+	// freeReturnLists the first of the lists VCs have left (its number,
+	// 0 for none). returnLists are the lists made, returnListChunk at a
+	// time, returnListsMade of them handed out.
 	returnSlab      []creditReturn
 	returnFree      [][][]creditReturn
-	freeReturnLists *returnList
-	listSlab        []returnList // lists addReturn has yet to hand out
-	freeTxns        *txn         // transactions to reuse (recyclable)
+	freeReturnLists uint32
+	returnLists     [][]returnList
+	returnListsMade uint32
+	freeTxns        *txn // transactions to reuse (recyclable)
 	freeBufs        [][]byte
 	stats           Stats
 

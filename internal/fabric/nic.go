@@ -81,7 +81,8 @@ type nic struct {
 	timerAt            Time
 	timerSet           bool
 
-	// The AMO unit and its cache (amo.go).
+	// The AMO unit and its cache (amo.go); the cache and the fill slots
+	// are made for the NIC's first AMO.
 	amoFree  Time
 	amoCache map[amoKey]*amoEntry
 	amoClock uint64
@@ -108,8 +109,7 @@ type nic struct {
 
 // newNIC makes node's NIC, the k-th attached to router r.
 func (m *Machine) newNIC(node int, r *Router, k int, h Host) *nic {
-	n := &nic{m: m, node: node, r: r, host: h, inject: r.inject, eject: r.eject,
-		amoCache: make(map[amoKey]*amoEntry), amoFills: make([]Time, m.p.AMOFetchesOutstanding)}
+	n := &nic{m: m, node: node, r: r, host: h, inject: r.inject, eject: r.eject}
 	if per := m.p.TilesPerGroup; per > 0 {
 		first := (k / m.p.NICsPerTileGroup * per) % len(r.inject)
 		n.inject = r.inject[first : first+per]

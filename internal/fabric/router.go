@@ -1,6 +1,9 @@
 package fabric
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Router is one router: its links to other routers, which the backend makes
 // (Machine.NewLink), and its processor tiles to and from its NICs, which the
@@ -15,10 +18,14 @@ type Router struct {
 	inject []*Channel // from the NICs
 	eject  []*Channel // to the NICs
 
-	// rowFree and colFree are when each row bus (by input tile and
-	// column) and each column bus (by row, column and output row) of a
-	// tiled router is next free; made when first needed.
-	rowFree, colFree []Time
+	// buses is when each row bus (by input tile and column) and then
+	// each column bus (by row, column and output row) of a tiled router
+	// is next free, in picoseconds after busBase; made when first needed.
+	// A bus is never busy for long (a few packets' serialization), so the
+	// times fit in 32 bits, and a time at or before busBase stands for
+	// "free".
+	buses   []uint32
+	busBase Time
 }
 
 // NewRouter makes the next router, with its processor tiles. Config.Build
@@ -135,23 +142,42 @@ func (r *Router) route(p *Packet) {
 func (r *Router) cross(p *Packet, out *Channel) Time {
 	m := r.m
 	rows, cols := m.p.TileRows, m.p.TileColumns
-	if r.rowFree == nil {
-		r.rowFree = make([]Time, rows*cols*cols)
-		r.colFree = make([]Time, rows*cols*rows)
+	if r.buses == nil {
+		r.buses = make([]uint32, rows*cols*(cols+rows))
 	}
 	in, o := int(p.inTile), int(out.srcTile)
 	ser := Time(p.Size) * m.p.TileUnitTime
-	row := &r.rowFree[in*cols+o%cols]
-	start := max(m.k.Now(), *row)
-	*row = start + ser
-	col := &r.colFree[(in/cols*cols+o%cols)*rows+o/cols]
-	at := max(start+m.p.RowBus, *col)
-	*col = at + ser
+	row := &r.buses[in*cols+o%cols]
+	start := max(m.k.Now(), r.busBase+Time(*row))
+	col := &r.buses[rows*cols*cols+(in/cols*cols+o%cols)*rows+o/cols]
+	at := max(start+m.p.RowBus, r.busBase+Time(*col))
+	r.setBus(row, start+ser)
+	r.setBus(col, at+ser)
 	out.committed += int32(p.Size)
 	p.out = out
 	at += m.p.ColumnBus
 	m.k.At(at, r, 0, p)
 	return at
+}
+
+// setBus makes *b, one of the router's buses, free at t (not before now).
+// When t is too far after busBase for 32 bits, the base moves up to now
+// first: a time at or before now stands for free either way.
+func (r *Router) setBus(b *uint32, t Time) {
+	if t-r.busBase > math.MaxUint32 {
+		now := r.m.k.Now()
+		for i, v := range r.buses {
+			r.buses[i] = uint32(max(r.busBase+Time(v)-now, 0))
+		}
+		r.busBase = now
+		if t-now > math.MaxUint32 {
+			// A bus busy for more than 4 ms (a model gone wrong) ends
+			// the job.
+			r.m.k.Fail(fmt.Errorf("%s: router %d: a bus busy until %v, %v from now", r.m.name, r.ID, t, t-now))
+			t = now + math.MaxUint32
+		}
+	}
+	*b = uint32(t - r.busBase)
 }
 
 // numberChannels numbers the channels in the documented order (Channel.ID),
@@ -160,7 +186,7 @@ func (m *Machine) numberChannels() {
 	m.channels = m.channels[:0]
 	add := func(cs []*Channel) {
 		for _, c := range cs {
-			c.id = len(m.channels)
+			c.id = int32(len(m.channels))
 			m.channels = append(m.channels, c)
 		}
 	}

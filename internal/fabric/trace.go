@@ -200,7 +200,7 @@ func (t *tracer) step(p *Packet, s int32) {
 
 func (m *Machine) traceLink(c *Channel, p *Packet, start, end Time) {
 	t := m.trace
-	tr := t.track(traceKey{tracePIDLinks, c.id, 0}, false, func() string { return m.channelName(c) })
+	tr := t.track(traceKey{tracePIDLinks, c.ID(), 0}, false, func() string { return m.channelName(c) })
 	t.step(p, t.add(tr, p.kind.String(), start, end, argsPacket, packetArgs(p)))
 }
 

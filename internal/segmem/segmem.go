@@ -31,13 +31,30 @@ func Alloc(n int64) (*Segment, error) {
 	if n <= 0 || n%8 != 0 {
 		return nil, fmt.Errorf("segmem: %d bytes: must be a positive multiple of 8", n)
 	}
+	// A segment smaller than a page is Go memory: its own mapping would
+	// make a whole page resident once touched (a job of many PEs with
+	// small segments would hold a page for each), and cost one of the
+	// process's mappings, of which the system allows a limited number.
+	if n < minMapped {
+		return heapSegment(n), nil
+	}
 	if b, ok := mapPages(n); ok {
 		live.Add(n)
 		return &Segment{Bytes: b, mapped: true}, nil
 	}
+	return heapSegment(n), nil
+}
+
+// minMapped is the smallest segment Alloc maps rather than takes from Go's
+// heap: a page (4 KiB, the smallest page of the systems Go supports with
+// mmap; a larger page only makes a small mapping more wasteful).
+const minMapped = 4096
+
+// heapSegment is a zeroed segment of n bytes of Go memory.
+func heapSegment(n int64) *Segment {
 	words := make([]uint64, n/8)
 	live.Add(n)
-	return &Segment{Bytes: unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)}, nil
+	return &Segment{Bytes: unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), n)}
 }
 
 // Free releases the segment's memory. Freeing twice does nothing.

@@ -60,3 +60,26 @@ func TestUntouchedIsFree(t *testing.T) {
 		t.Errorf("touching 16 pages of a 1 GiB segment made %d bytes resident", grew)
 	}
 }
+
+// TestSmallIsGoMemory: a segment smaller than a page is not mapped (a
+// mapping would make a whole page resident for it once touched).
+func TestSmallIsGoMemory(t *testing.T) {
+	for _, n := range []int64{8, 128, minMapped - 8} {
+		s, err := Alloc(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mapped() || len(s.Bytes) != int(n) {
+			t.Errorf("Alloc(%d): mapped %v, %d bytes; want Go memory of %d bytes", n, s.Mapped(), len(s.Bytes), n)
+		}
+		s.Free()
+	}
+	s, err := Alloc(minMapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Free()
+	if Lazy() && !s.Mapped() {
+		t.Errorf("Alloc(%d) is not mapped", minMapped)
+	}
+}

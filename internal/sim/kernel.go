@@ -31,11 +31,17 @@ const (
 // bodyChunk is how many event bodies the slab makes at once.
 const bodyChunk = 1 << 12
 
+// body is a pending event, or a free slot of the slab: then a and data
+// are nil and code links to the next free slot.
 type body struct {
 	a    Actor
 	code int32
 	data any
 }
+
+// heapChunk is the smallest room the heap is made with; it doubles as it
+// fills (the run's garbage from its growth is then less than its size).
+const heapChunk = 1 << 10
 
 // Kernel is a discrete-event simulator.
 type Kernel struct {
@@ -47,9 +53,12 @@ type Kernel struct {
 	// and leaves no garbage); slots counts the slots made.
 	slab  [][]body
 	slots uint32
-	free  []uint32 // free slots of the slab
-	fired uint64
-	rng   *rand.Rand
+	// freeTop is the free slot made free last, plus one (0: none); each
+	// free slot's code is the one made free before it, plus one. The
+	// slots are reused last freed first.
+	freeTop int32
+	fired   uint64
+	rng     *rand.Rand
 
 	simLimit  Time          // SetLimits
 	wallLimit time.Duration // SetLimits
@@ -98,9 +107,9 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 		}
 	}
 	var slot uint32
-	if n := len(k.free); n > 0 {
-		slot = k.free[n-1]
-		k.free = k.free[:n-1]
+	if k.freeTop > 0 {
+		slot = uint32(k.freeTop - 1)
+		k.freeTop = k.slab[slot/bodyChunk][slot%bodyChunk].code
 	} else {
 		if k.slots > slotMask {
 			panic("sim: more than 4M events pending")
@@ -137,7 +146,12 @@ func (k *Kernel) next() Time {
 }
 
 func (k *Kernel) push(e uint64) {
-	h := append(k.heap, e)
+	h := k.heap
+	if len(h) == cap(h) {
+		h = make([]uint64, len(h), max(2*cap(h), heapChunk))
+		copy(h, k.heap)
+	}
+	h = h[:len(h)+1]
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
@@ -203,8 +217,8 @@ func (k *Kernel) Step() bool {
 	slot := uint32(e & slotMask)
 	bp := &k.slab[slot/bodyChunk][slot%bodyChunk]
 	b := *bp
-	*bp = body{}
-	k.free = append(k.free, slot)
+	*bp = body{code: k.freeTop}
+	k.freeTop = int32(slot) + 1
 	k.now = k.base + Time(e>>slotBits)
 	k.fired++
 	if k.observe != nil {

@@ -221,3 +221,40 @@ func TestWakeWhileSyncingIsNotLost(t *testing.T) {
 	require.NoError(t, k.Run())
 	require.True(t, blockedAfter)
 }
+
+// TestFreeSlotsLastFreedFirst: the slab's slots are reused last freed
+// first (events at the same time run in the order of their slots, so the
+// order of reuse is part of the run's order), and a kernel that keeps the
+// same number of events pending allocates nothing.
+func TestFreeSlotsLastFreedFirst(t *testing.T) {
+	k := New(1)
+	var a actorFunc = func(int32, any) {}
+	for i := range 4 {
+		k.At(Time(i), a, 0, nil) // slots 0..3, fired in that order
+	}
+	for k.Step() {
+	}
+	for i := range 4 {
+		k.At(Time(10+i), a, 0, nil)
+	}
+	var slots []uint64
+	for _, e := range k.heap {
+		slots = append(slots, e&slotMask)
+	}
+	require.ElementsMatch(t, []uint64{0, 1, 2, 3}, slots)
+	// The first event scheduled (the earliest) took the slot freed last.
+	for want := 3; want >= 0; want-- {
+		require.EqualValues(t, want, k.pop()&slotMask)
+	}
+
+	k = New(1)
+	for i := range 5000 {
+		k.At(Time(i), a, 0, nil)
+	}
+	require.LessOrEqual(t, cap(k.heap), 2*5000, "the heap doubles as it grows")
+	allocs := testing.AllocsPerRun(100, func() {
+		k.Step()
+		k.After(5000, a, 0, nil)
+	})
+	require.Zero(t, allocs)
+}

@@ -33,13 +33,13 @@ type Endpoint struct {
 
 	localCQ, remoteCQ []conduit.Event
 
-	inboxes map[int]*inbox // by sender
+	inboxes map[int]*inbox // by sender; made for the first message
 	// leftover: a poll returned a full burst and left events or messages
 	// queued, so a waiting PE must poll again before it blocks.
 	leftover bool
 	ready    []*Message     // arrived in order, not yet handed out
 	held     []*Message     // handed out by the last PollMessages
-	outSeq   map[int]uint64 // last sequence number sent, by target
+	outSeq   map[int]uint64 // last sequence number sent, by target; made for the first
 	msgErr   error          // the first message the network lost
 	done     bool
 
@@ -60,8 +60,6 @@ func newEndpoint(j *Job, rank int) (*Endpoint, error) {
 		seg:      mem.Bytes,
 		segMem:   mem,
 		nextID:   conduit.SegmentID + 1,
-		inboxes:  make(map[int]*inbox),
-		outSeq:   make(map[int]uint64),
 	}
 	ep.regions = memreg.Table{{ID: conduit.SegmentID, Buf: ep.seg}}
 	return ep, nil
@@ -232,6 +230,9 @@ func (e *Endpoint) SendMessage(target int, header, payload []byte) error {
 		return conduit.ErrMailboxFull
 	}
 	in.unfreed++
+	if e.outSeq == nil {
+		e.outSeq = make(map[int]uint64)
+	}
 	e.outSeq[target]++
 	m := &Message{
 		Source:  e.rank,
@@ -246,6 +247,9 @@ func (e *Endpoint) SendMessage(target int, header, payload []byte) error {
 func (e *Endpoint) inbox(src int) *inbox {
 	in := e.inboxes[src]
 	if in == nil {
+		if e.inboxes == nil {
+			e.inboxes = make(map[int]*inbox)
+		}
 		in = &inbox{next: 1}
 		e.inboxes[src] = in
 	}

@@ -68,12 +68,16 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start, cpu0 := time.Now(), cpuTime()
-	// Every PE's descriptors and completion buffer, made at once: one
+	// Every PE's descriptors and completion counts, made at once: one
 	// block of each rather than one per PE, which a size class would
-	// round up (16 descriptors of 264 bytes take 4,864 bytes; the full
-	// Aries system has 92,544 PEs).
+	// round up (the full Aries system has 92,544 PEs).
 	allDescs := make([]conduit.PostDesc, tr.Nodes*tr.Puts)
 	allDone := make([]completions, tr.Nodes)
+	// The PEs of a simulated job run one at a time, and a PE does not
+	// yield between taking its completions into the buffer and reading
+	// them (Ready), so they share one; others have one each.
+	_, oneAtATime := job.(*simnet.Job)
+	shared := make([]conduit.Event, pollBurst)
 	err = job.Run(func(ep conduit.Endpoint) error {
 		rank := ep.Rank()
 		rng := rand.New(rand.NewPCG(uint64(rank), tr.Seed))
@@ -81,7 +85,10 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 		own := ep.SegmentHandle(rank)
 		descs := allDescs[rank*tr.Puts : (rank+1)*tr.Puts : (rank+1)*tr.Puts]
 		done := &allDone[rank]
-		*done = completions{ep: ep, n: tr.Puts}
+		*done = completions{ep: ep, n: tr.Puts, evs: shared}
+		if !oneAtATime {
+			done.evs = make([]conduit.Event, pollBurst)
+		}
 		for i := range descs {
 			if tr.MeanGap > 0 {
 				ep.Charge(conduit.Time(rng.ExpFloat64() * float64(tr.MeanGap)))
@@ -113,16 +120,20 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 		Allocs: after.Mallocs - before.Mallocs, Bytes: after.TotalAlloc - before.TotalAlloc}, nil
 }
 
-// completions waits for n local completions on an endpoint.
+// pollBurst is how many completions a PE of the traffic takes at once.
+const pollBurst = 16
+
+// completions waits for n local completions on an endpoint, taking them
+// into evs.
 type completions struct {
 	ep  conduit.Endpoint
 	n   int
-	evs [16]conduit.Event
+	evs []conduit.Event
 }
 
 func (c *completions) Ready() (bool, error) {
 	for c.n > 0 {
-		evs := c.evs[:]
+		evs := c.evs
 		k := c.ep.PollLocalCQ(evs)
 		if k == 0 {
 			return false, nil
