@@ -1,6 +1,7 @@
 package gemini_test
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/bench"
+	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/gemini"
 	"github.com/gopgas/gopgas/pgas"
 )
@@ -75,4 +77,44 @@ func TestFMAStoresKeepTheCoreBusy(t *testing.T) {
 	assert.LessOrEqual(t, fma, want*110/100+2*time.Microsecond)
 	bte := elapsed(4096)
 	assert.Less(t, bte, 5*time.Microsecond, "a block transfer's post")
+}
+
+// Every PE of a node holds one of its NIC's FMA descriptors: a node runs
+// as many PEs as the NIC has descriptors for user processes, each able to
+// communicate, and a job asking for one more per node fails to start,
+// naming the count and the limit.
+func TestFMADescriptorsPerNode(t *testing.T) {
+	cfg := func(ppn int) conduit.JobConfig {
+		return conduit.JobConfig{PEs: 2 * ppn, PEsPerNode: ppn, SegmentBytes: 4096,
+			Ordering: conduit.OrderRelaxed, MailboxSlots: 1, PeerBurst: 1}
+	}
+	job, err := conduit.Open(gemini.Name, cfg(gemini.FMADescriptors))
+	require.NoError(t, err)
+	var done atomic.Int32
+	err = job.Run(func(ep conduit.Endpoint) error {
+		// Each PE gets 8 bytes from its partner on the other node by FMA.
+		peer := (ep.Rank() + gemini.FMADescriptors) % (2 * gemini.FMADescriptors)
+		seg, own := ep.Segment(), ep.SegmentHandle(ep.Rank())
+		d := &conduit.PostDesc{Type: conduit.Get, Mech: conduit.FMA, Target: peer, Local: seg[:8], LocalMem: own,
+			Remote: ep.SegmentHandle(peer)}
+		if err := ep.Post(d); err != nil {
+			return err
+		}
+		var evs [1]conduit.Event
+		return ep.WaitFor("the get", waiter(func() (bool, error) {
+			if ep.PollLocalCQ(evs[:]) == 0 {
+				return false, nil
+			}
+			done.Add(1)
+			return true, evs[0].Err()
+		}))
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int32(2*gemini.FMADescriptors), done.Load(), "every PE's get completed")
+
+	over := cfg(gemini.FMADescriptors + 1)
+	_, err = conduit.PlanJob(gemini.Name, over)
+	assert.ErrorContains(t, err, "gemini: 65 PEs per node: a NIC has 64 FMA descriptors")
+	_, err = conduit.Open(gemini.Name, over)
+	assert.ErrorContains(t, err, "gemini: 65 PEs per node: a NIC has 64 FMA descriptors")
 }

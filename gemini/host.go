@@ -10,7 +10,7 @@ import (
 
 // The host interface (WP 6.2) and the node's memory, and where the three
 // ordering modes act. GNI exposes the modes as rules of the processor
-// interface (gni_pub.h, GNI_MEM_STRICT_PI_ORDERING and
+// interface ([GNI-SRC] gni_pub.h, GNI_MEM_STRICT_PI_ORDERING and
 // GNI_MEM_RELAXED_PI_ORDERING): by default non-posted requests (reads) may
 // pass posted writes; strict ordering forbids it; relaxed ordering also lets
 // posted writes pass posted writes (MOP II).

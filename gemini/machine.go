@@ -24,7 +24,7 @@ func init() {
 // Open starts a job on a simulated Gemini network. It is registered as the
 // "gemini" backend; cfg.Options are described by OptionNames.
 func Open(cfg conduit.JobConfig) (conduit.Job, error) {
-	opts, err := parseOptions(cfg.Options)
+	opts, err := prepare(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +38,25 @@ func Open(cfg conduit.JobConfig) (conduit.Job, error) {
 // Plan checks a job as Open would, without starting it, and estimates the
 // memory it will hold (conduit.Backend.Plan).
 func Plan(cfg conduit.JobConfig) (conduit.Plan, error) {
-	opts, err := parseOptions(cfg.Options)
+	opts, err := prepare(cfg)
 	if err != nil {
 		return conduit.Plan{}, err
 	}
 	return fabric.Plan(newNetwork(opts).config(), cfg, hostBytes)
+}
+
+// prepare checks what Open and Plan check before the network is built:
+// the options, and that every PE of a node can hold an FMA descriptor of
+// its own (FMADescriptors).
+func prepare(cfg conduit.JobConfig) (options, error) {
+	opts, err := parseOptions(cfg.Options)
+	if err != nil {
+		return options{}, err
+	}
+	if cfg.PEsPerNode > FMADescriptors {
+		return options{}, fmt.Errorf("gemini: %d PEs per node: a NIC has %d FMA descriptors for user processes, one per PE", cfg.PEsPerNode, FMADescriptors)
+	}
+	return opts, nil
 }
 
 // network is the torus of one job: its Geminis' routers and the

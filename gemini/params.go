@@ -136,7 +136,8 @@ const (
 	// per-transaction limit is at the source.
 	RMTCycles = 2
 	// BTEChannels is how many block transfers are active per node at once
-	// (G-BTE-CONC; MOP II); the rest wait in the queue.
+	// (G-BTE-CONC; MOP II); the rest wait in the queue. The NIC has four
+	// BTE channels ([GNI-SRC] gemini_hw.h).
 	BTEChannels = 4
 	// BTEReadsOutstanding is how many local reads one block transfer keeps
 	// in flight when it sends (put) data. Assumed.
@@ -145,9 +146,18 @@ const (
 	// for one transfer before it turns to the next active one. Assumed.
 	BTEBurstPackets = 1
 	// ORBEntries is how many request packets a NIC keeps outstanding
-	// (output request buffer) awaiting their responses. Gemini's figure is
-	// not published; this is Aries' (A-OUTST), assumed for Gemini.
+	// (output request buffer) awaiting their responses, FMA's and the
+	// block-transfer engine's together: 1024 entries ([GNI-SRC]
+	// gemini_hw.h), as many as Aries' (A-OUTST).
 	ORBEntries = 1024
+	// FMADescriptors is how many FMA descriptors a NIC has for user
+	// processes: 64, besides 4 kept for the kernel ([GNI-SRC]
+	// gemini_hw.h). Each PE holds one of its own, as uGNI gives every
+	// communication domain by default, and creating one fails when none
+	// is free ([GNI-SRC] gni_pub.h); so a node runs at most 64 PEs. (uGNI
+	// can instead let domains share descriptors, at a cost per transaction
+	// that no document gives for Gemini; the model does not share.)
+	FMADescriptors = 64
 	// AMOHitCycles is the AMO unit's occupancy for an operation whose
 	// word is in the AMO cache. Set from G-AMO-HIT (100 M/s: 7 cycles).
 	AMOHitCycles = 7
@@ -372,9 +382,9 @@ var params = fabric.Params{
 }
 
 // caps: Gemini's AMOs are 64-bit integer add, and, or, xor, and
-// compare-and-swap (gni_pub.h's first-generation AMOs); the runtime emulates
-// the others. Local buffers must be registered. Gets have no flagged
-// responses (Caps.FlaggedGet is an Aries addition).
+// compare-and-swap (the first-generation AMOs of [GNI-SRC] gni_pub.h); the
+// runtime emulates the others. Local buffers must be registered. Gets have
+// no flagged responses (Caps.FlaggedGet is an Aries addition).
 var caps = conduit.Caps{
 	NeedsRegisteredLocal: true,
 	AMO32:                false,
