@@ -734,6 +734,25 @@ func mpiBadInput(t *testing.T) {
 	if err := pgas.Run(opt, func(*pgas.PE) error { return nil }); err == nil || !strings.Contains(err.Error(), `amo="sometimes"`) {
 		t.Errorf("amo=sometimes: %v", err)
 	}
+	for _, v := range []string{"soon", "-1ms", "11s"} {
+		opt.Options = map[string]string{"settle": v}
+		if err := pgas.Run(opt, func(*pgas.PE) error { return nil }); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("settle=%q", v)) {
+			t.Errorf("settle=%s: %v", v, err)
+		}
+	}
+	// The settle runs before the program: a job of 60 ms of it lasts at
+	// least that long; one without it runs.
+	opt.Options = map[string]string{"settle": "60ms"}
+	start := time.Now()
+	if err := pgas.Run(opt, func(*pgas.PE) error { return nil }); err != nil {
+		t.Errorf("settle=60ms: %v", err)
+	} else if d := time.Since(start); d < 60*time.Millisecond {
+		t.Errorf("settle=60ms: the job took %v", d)
+	}
+	opt.Options = map[string]string{"settle": "0"}
+	if err := pgas.Run(opt, func(*pgas.PE) error { return nil }); err != nil {
+		t.Errorf("settle=0: %v", err)
+	}
 	opt.Options = map[string]string{"topology": "torus"}
 	if err := pgas.Run(opt, func(*pgas.PE) error { return nil }); err == nil || !strings.Contains(err.Error(), `"topology"`) {
 		t.Errorf("unknown option: %v", err)

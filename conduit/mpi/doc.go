@@ -139,6 +139,16 @@
 // calls runtime.Gosched every 5 ms (before a flush and on a wait's slow
 // path): one handoff of the locked thread per period instead.
 //
+// sysmon also polls every 20 us for 50 rounds (about 4 ms with Linux's
+// timer slack) after any cgo call that kept the process's processors
+// idle for 10 ms, such as MPI_Init or a collective of the job's start
+// that waits for a later process, and each of those wake-ups preempts a
+// spinning process on a node whose cores are all busy. A job therefore
+// spins for 20 ms once every window exists, before the program starts
+// (option settle=DURATION, PGAS_OPTIONS=settle=0 to skip it): a short
+// program or benchmark would otherwise run its first milliseconds up to
+// 40% slower (job.settleDown has the figures).
+//
 // # Atomics and MPI's atomicity rule
 //
 // MPI makes accumulate operations on one location atomic only with

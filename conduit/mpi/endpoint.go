@@ -509,7 +509,15 @@ func (e *endpoint) PostSync(d *conduit.PostDesc) (conduit.Event, error) {
 		e.work = 0
 		e.resched()
 	}
-	res := int64(C.gp_xfer_sync(j.c, C.int(boolInt(d.Type == conduit.Put)), C.int(boolInt(r.dyn)), ptr(d.Local), C.int64_t(len(d.Local)), C.int(d.Target), C.int64_t(r.disp)))
+	var res int64
+	if d.LocalMem.ID == conduit.SegmentID {
+		// The segment is MPI's memory, not Go's: its address goes as a
+		// number, which spares the call cgo's check of a Go pointer
+		// argument (about 10 ns, 2% of an 8-byte put's round here).
+		res = int64(C.gp_xfer_sync_addr(j.c, C.int(boolInt(d.Type == conduit.Put)), C.int(boolInt(r.dyn)), C.uintptr_t(uintptr(ptr(d.Local))), C.int64_t(len(d.Local)), C.int(d.Target), C.int64_t(r.disp)))
+	} else {
+		res = int64(C.gp_xfer_sync(j.c, C.int(boolInt(d.Type == conduit.Put)), C.int(boolInt(r.dyn)), ptr(d.Local), C.int64_t(len(d.Local)), C.int(d.Target), C.int64_t(r.disp)))
+	}
 	rc, step := C.int(res/4), res%4
 	call := [...]string{"MPI_Put", "MPI_Win_flush", "MPI_Win_sync"}[step]
 	if d.Type == conduit.Get && step == 0 {

@@ -311,6 +311,12 @@ int64_t gp_xfer_sync(gp_job *j, int put, int dyn, void *buf, int64_t n, int targ
 	return 0;
 }
 
+// gp_xfer_sync_addr is gp_xfer_sync for a local buffer in MPI's memory
+// (the segment), given by its address.
+int64_t gp_xfer_sync_addr(gp_job *j, int put, int dyn, uintptr_t buf, int64_t n, int target, int64_t disp) {
+	return gp_xfer_sync(j, put, dyn, (void *)buf, n, target, disp);
+}
+
 // Atomics. kind: 0 uint32, 1 int32, 2 uint64, 3 int64, 4 double.
 // op: 0 sum, 1 band, 2 bor, 3 bxor, 4 replace, 5 min, 6 max, 7 no_op;
 // 8 is compare-and-swap.

@@ -72,6 +72,7 @@ int gp_flush(gp_job *j, int dyn, int target, int sync);
 int gp_flush_all(gp_job *j, int dyn, int sync);
 int gp_win_sync(gp_job *j);
 int64_t gp_xfer_sync(gp_job *j, int put, int dyn, void *buf, int64_t n, int target, int64_t disp);
+int64_t gp_xfer_sync_addr(gp_job *j, int put, int dyn, uintptr_t buf, int64_t n, int target, int64_t disp);
 MPI_Datatype gp_type(int kind);
 MPI_Op gp_op(int op);
 int gp_amo_slots(gp_job *j, int n);
