@@ -62,7 +62,8 @@ type Machine struct {
 	freeReturnLists uint32
 	returnLists     [][]returnList
 	returnListsMade uint32
-	freeTxns        *txn // transactions to reuse (recyclable)
+	freeTxns        *txn  // transactions to reuse (recyclable, or stocked by stockTxns)
+	freeTxnCount    int32 // on freeTxns
 	freeBufs        [][]byte
 	stats           Stats
 
@@ -181,6 +182,7 @@ func (m *Machine) Start(j *simnet.Job) error {
 		j.Tracer = m.trace
 	}
 	m.hazards = newHazardChecker(m, m.opts.Hazards)
+	m.k.BeforePE(m.stockTxns)
 	return nil
 }
 
