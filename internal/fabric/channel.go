@@ -403,7 +403,7 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	}
 	p.inTile = c.dstTile
 	if c.m.lossy {
-		p.wire = c
+		p.faults().wire = c
 	}
 	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
 	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, int32(need) - p.pooled, p.pooled})

@@ -189,7 +189,7 @@ func (m *Machine) fail(cs []*Channel) {
 			q := &c.vcs[vc].q
 			for q.front() != nil {
 				p := q.pop()
-				p.Route, p.VC = p.routedRoute, p.routedVC
+				p.unroute()
 				requeue = append(requeue, heldPacket{c.from, p})
 			}
 		}

@@ -92,14 +92,43 @@ type Packet struct {
 	born Time
 	via  *Channel // the ejection tile it arrived by, until the NIC takes it
 	out  *Channel
-	// wire is the link it is crossing, from its send until the far
-	// router takes it (set only on a machine whose links may fail:
-	// fault.go); routedRoute and routedVC are its Route and VC before the
-	// routing decision that queued it, restored to route it again when
-	// the link it was queued for fails.
-	wire        *Channel
-	routedRoute [4]int32
-	next        *Packet // free list and queues
+	// fault is what a packet of a machine whose links may fail keeps to
+	// be lost or routed again (fault.go): nil on other machines, and kept
+	// with the packet on the free list. routedVC (above) and
+	// fault.route are its VC and Route before the routing decision that
+	// queued it, restored to route it again when the link it was queued
+	// for fails.
+	fault *pktFault
+	next  *Packet // free list and queues
+}
+
+// pktFault is the part of a packet that only a machine whose links may
+// fail uses: apart, so that a packet of the others (of which a job may
+// hold one for each post in flight) is 160 bytes, not 176.
+type pktFault struct {
+	// wire is the link the packet is crossing, from its send until the
+	// far router takes it.
+	wire  *Channel
+	route [4]int32
+}
+
+// unroute restores p's Route and VC from before the routing decision
+// that queued it (zero if it has not been routed since it was made).
+func (p *Packet) unroute() {
+	p.VC = p.routedVC
+	if p.fault != nil {
+		p.Route = p.fault.route
+	} else {
+		p.Route = [4]int32{}
+	}
+}
+
+// faults is p's pktFault, made if it has none.
+func (p *Packet) faults() *pktFault {
+	if p.fault == nil {
+		p.fault = new(pktFault)
+	}
+	return p.fault
 }
 
 // IsRequest says whether the packet is a request (put, get, AMO, message)
@@ -123,7 +152,11 @@ func (m *Machine) freePacket(p *Packet) {
 	if p.t != nil {
 		m.dropPacket(p.t)
 	}
-	*p = Packet{next: m.freePkts}
+	f := p.fault
+	if f != nil {
+		*f = pktFault{}
+	}
+	*p = Packet{next: m.freePkts, fault: f}
 	m.freePkts = p
 }
 

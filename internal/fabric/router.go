@@ -81,8 +81,9 @@ func (r *Router) Links() []*Channel { return r.links }
 func (r *Router) Fire(_ int32, data any) {
 	p := data.(*Packet)
 	m := r.m
-	if w := p.wire; w != nil {
-		p.wire = nil
+	if f := p.fault; f != nil && f.wire != nil {
+		w := f.wire
+		f.wire = nil
 		if w.down {
 			m.lose(p, w)
 			return
@@ -95,7 +96,7 @@ func (r *Router) Fire(_ int32, data any) {
 			out.enqueue(p)
 			return
 		}
-		p.Route, p.VC = p.routedRoute, p.routedVC
+		p.unroute()
 	}
 	if m.quiesced {
 		m.hold(r, p)
@@ -112,7 +113,10 @@ func (r *Router) route(p *Packet) {
 	if int(p.DstRouter) == r.ID {
 		c = leastLoaded(m.nics[p.Dst].eject)
 	} else {
-		p.routedRoute, p.routedVC = p.Route, p.VC
+		p.routedVC = p.VC
+		if m.lossy {
+			p.faults().route = p.Route
+		}
 		if c = m.topo.Route(r, p); c == nil {
 			m.stats.Dropped++
 			if p.kind == pktCtl {

@@ -46,9 +46,6 @@ type txn struct {
 	checkAt      Time
 	tPrev, tNext *txn
 	born         Time
-	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
-	// attempt's).
-	id uint64
 
 	// Its counts, in 32 bits: Post and Send refuse a transfer of more
 	// bytes than that (maxTxnBytes), and the packets, units and pieces
@@ -93,8 +90,11 @@ type txn struct {
 type txnRare struct {
 	msg     *simnet.Message
 	msgData []byte // its header and payload
-	// An AMO's operands, captured at the post (its operation in txn).
+	// An AMO's operands, captured at the post (its operation in txn), and
+	// its identity (conduit.PostDesc.TxnID: a retry's is its first
+	// attempt's), by which a machine whose links may fail applies it once.
 	operand, compare uint64
+	id               uint64
 	reads            []Time // a block transfer's reads in flight, by slot: when each is back
 	detail           string
 }
@@ -175,7 +175,6 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		m.txnSeq++
 		d.TxnID = m.txnSeq
 	}
-	t.id = d.TxnID
 	t.region, t.roff = d.Remote.ID, d.RemoteOffset
 	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
 	switch {
@@ -203,7 +202,7 @@ func (m *Machine) postAMO(t *txn, ep *simnet.Endpoint, d *conduit.PostDesc) erro
 	t.kind, t.size, t.npkts, t.unit = pktAMO, int32(d.Width), 1, 1
 	t.amo, t.width, t.fetch = d.AMO, d.Width, d.Fetch
 	x := t.rare()
-	x.operand, x.compare = d.Operand, d.Compare
+	x.operand, x.compare, x.id = d.Operand, d.Compare, d.TxnID
 	t.pending = 1
 	if !m.launch(ep, d) {
 		p.Advance(m.p.FMAPost)
