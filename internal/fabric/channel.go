@@ -493,9 +493,9 @@ func (m *Machine) addReturn(v *vcState, r creditReturn) {
 		if cap(l.r) > 0 {
 			k := bits.Len(uint(cap(l.r) / minReturns))
 			for len(m.returnFree) <= k {
-				m.returnFree = append(m.returnFree, nil)
+				m.returnFree = append(m.returnFree, stack[[]creditReturn]{})
 			}
-			m.returnFree[k] = append(m.returnFree[k], l.r[:0])
+			m.returnFree[k].push(l.r[:0])
 		}
 		l.r = grown
 	}
@@ -514,10 +514,8 @@ const minReturns = 1
 // power of two): a freed one of that size, or a new one from the block.
 func (m *Machine) returnPiece(n int) []creditReturn {
 	if k := bits.Len(uint(n / minReturns)); k < len(m.returnFree) {
-		if f := m.returnFree[k]; len(f) > 0 {
-			piece := f[len(f)-1]
-			m.returnFree[k] = f[:len(f)-1]
-			return piece
+		if f := &m.returnFree[k]; f.len() > 0 {
+			return f.pop()
 		}
 	}
 	if len(m.returnSlab) < n {

@@ -147,7 +147,7 @@ func (m *Machine) newPacket() *Packet {
 
 func (m *Machine) freePacket(p *Packet) {
 	if p.ownBuf {
-		m.freeBufs = append(m.freeBufs, p.data[:m.p.MaxPacketData])
+		m.freeBufs.push(p.data[:m.p.MaxPacketData])
 	}
 	if p.t != nil {
 		m.dropPacket(p.t)
@@ -167,9 +167,8 @@ func (m *Machine) holdData(p *Packet, data []byte) {
 		return
 	}
 	var buf []byte
-	if n := len(m.freeBufs); n > 0 {
-		buf = m.freeBufs[n-1]
-		m.freeBufs = m.freeBufs[:n-1]
+	if m.freeBufs.len() > 0 {
+		buf = m.freeBufs.pop()
 	} else {
 		buf = make([]byte, m.p.MaxPacketData)
 	}
