@@ -413,7 +413,7 @@ func (c *Channel) occupy(p *Packet, now, occupy Time) {
 // InputStage after its tail, plus the flight back.
 func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	if c.to == nil {
-		p.via = c
+		p.hop = c
 		c.m.k.At(tail, c.m.nics[p.Dst], nicRx, p)
 		return
 	}

@@ -89,8 +89,8 @@ func (r *Router) Fire(_ int32, data any) {
 			return
 		}
 	}
-	if out := p.out; out != nil {
-		p.out = nil
+	if out := p.hop; out != nil {
+		p.hop = nil
 		out.committed -= int32(p.Size)
 		if !out.down {
 			out.enqueue(p)
@@ -158,7 +158,7 @@ func (r *Router) cross(p *Packet, out *Channel) Time {
 	r.setBus(row, start+ser)
 	r.setBus(col, at+ser)
 	out.committed += int32(p.Size)
-	p.out = out
+	p.hop = out
 	at += m.p.ColumnBus
 	m.k.At(at, r, 0, p)
 	return at
