@@ -76,10 +76,10 @@ func TestBuiltBytesPerAries(t *testing.T) {
 	built, ran := scaleJob(t, "2", 2)
 	perAries := built.Bytes / int64(built.Routers)
 	t.Logf("built: %d routers, %d channels, %d bytes (%d per Aries); after a put each: %d bytes", built.Routers, built.Channels, built.Bytes, perAries, ran.Bytes)
-	// Up to 56 channels (40 network ports, 8 tiles each way) of 144 bytes
+	// Up to 56 channels (40 network ports, 8 tiles each way) of 128 bytes
 	// (fabric's TestChannelSize), each with a pointer in the machine's
 	// list and in its router's, and the router itself.
-	assert.Less(t, perAries, int64(56*(144+8+8)+400))
+	assert.Less(t, perAries, int64(56*(128+8+8)+400))
 	assert.Equal(t, 2*AriesPerGroup, built.Routers)
 	assert.Zero(t, built.ChannelsUsed)
 }

@@ -13,54 +13,116 @@ import (
 // and alignment, and a flagged get's flag word (an FMA get's only, 8 bytes,
 // aligned, apart from Local). Every backend calls it from Post so that
 // malformed descriptors fail the same way everywhere.
+//
+// The checks and the errors' texts are apart (postFault): a simulated
+// backend runs Post on the PE's own stack, which keeps the size it starts
+// with only while the post's frames are small.
 func CheckPost(d *PostDesc, size int) error {
-	if d == nil {
-		return fmt.Errorf("post: nil descriptor")
+	if f := postFaultOf(d, size); f != postOK {
+		return f.err(d, size)
 	}
-	if d.Target < 0 || d.Target >= size {
-		return fmt.Errorf("post %v: target PE %d outside the job [0,%d)", d.Type, d.Target, size)
+	if d.Flag != nil {
+		return checkFlag(d)
 	}
-	if !d.Remote.Valid() {
-		return fmt.Errorf("post %v to PE %d: invalid remote memory handle", d.Type, d.Target)
-	}
-	if int(d.Remote.Owner) != d.Target {
-		return fmt.Errorf("post %v to PE %d: remote memory handle belongs to PE %d", d.Type, d.Target, d.Remote.Owner)
-	}
-	switch d.Order {
-	case OrderInherit, OrderStrict, OrderDefault, OrderRelaxed:
-	default:
-		return fmt.Errorf("post %v: bad ordering mode %v", d.Type, d.Order)
+	return nil
+}
+
+// postFault is what CheckPost found wrong with a descriptor, in the order
+// it checks.
+type postFault uint8
+
+const (
+	postOK postFault = iota
+	postNil
+	postTarget
+	postHandle
+	postOwner
+	postOrder
+	postRange
+	postMech
+	postEmpty
+	postAMOOp
+	postAMOWidth
+	postFAddWidth
+	postAMOAlign
+	postType
+)
+
+// postFaultOf is the first fault CheckPost reports for d (postOK if none;
+// the flag word is checked apart).
+func postFaultOf(d *PostDesc, size int) postFault {
+	switch {
+	case d == nil:
+		return postNil
+	case d.Target < 0 || d.Target >= size:
+		return postTarget
+	case !d.Remote.Valid():
+		return postHandle
+	case int(d.Remote.Owner) != d.Target:
+		return postOwner
+	case d.Order > OrderRelaxed:
+		return postOrder
 	}
 	n := d.Bytes()
 	if d.RemoteOffset < 0 || d.RemoteOffset > d.Remote.Bytes-n {
-		return fmt.Errorf("post %v to PE %d: remote range [%d,+%d) outside the %d-byte region", d.Type, d.Target, d.RemoteOffset, n, d.Remote.Bytes)
+		return postRange
 	}
 	switch d.Type {
 	case Put, Get:
 		if d.Mech != FMA && d.Mech != BTE {
-			return fmt.Errorf("post %v: bad mechanism %v", d.Type, d.Mech)
+			return postMech
 		}
 		if len(d.Local) == 0 {
-			return fmt.Errorf("post %v to PE %d: empty transfer", d.Type, d.Target)
+			return postEmpty
 		}
 	case AMO:
-		if !d.AMO.Valid() {
-			return fmt.Errorf("post amo: bad operation %v", d.AMO)
-		}
-		if d.Width != 4 && d.Width != 8 {
-			return fmt.Errorf("post amo %v: width %d (want 4 or 8)", d.AMO, d.Width)
-		}
-		if d.AMO == AMOFAdd && d.Width != 8 {
-			return fmt.Errorf("post amo fadd: width %d (float64 add is 8 bytes)", d.Width)
-		}
-		if d.RemoteOffset%int64(d.Width) != 0 {
-			return fmt.Errorf("post amo %v to PE %d: offset %d not aligned to %d bytes", d.AMO, d.Target, d.RemoteOffset, d.Width)
+		switch {
+		case !d.AMO.Valid():
+			return postAMOOp
+		case d.Width != 4 && d.Width != 8:
+			return postAMOWidth
+		case d.AMO == AMOFAdd && d.Width != 8:
+			return postFAddWidth
+		case d.RemoteOffset%int64(d.Width) != 0:
+			return postAMOAlign
 		}
 	default:
-		return fmt.Errorf("post: bad type %v", d.Type)
+		return postType
 	}
-	if d.Flag != nil {
-		return checkFlag(d)
+	return postOK
+}
+
+// err is CheckPost's error for fault f of d.
+//
+//go:noinline
+func (f postFault) err(d *PostDesc, size int) error {
+	switch f {
+	case postNil:
+		return fmt.Errorf("post: nil descriptor")
+	case postTarget:
+		return fmt.Errorf("post %v: target PE %d outside the job [0,%d)", d.Type, d.Target, size)
+	case postHandle:
+		return fmt.Errorf("post %v to PE %d: invalid remote memory handle", d.Type, d.Target)
+	case postOwner:
+		return fmt.Errorf("post %v to PE %d: remote memory handle belongs to PE %d", d.Type, d.Target, d.Remote.Owner)
+	case postOrder:
+		return fmt.Errorf("post %v: bad ordering mode %v", d.Type, d.Order)
+	case postRange:
+		return fmt.Errorf("post %v to PE %d: remote range [%d,+%d) outside the %d-byte region", d.Type, d.Target, d.RemoteOffset, d.Bytes(), d.Remote.Bytes)
+	case postMech:
+		return fmt.Errorf("post %v: bad mechanism %v", d.Type, d.Mech)
+	case postEmpty:
+		return fmt.Errorf("post %v to PE %d: empty transfer", d.Type, d.Target)
+	case postAMOOp:
+		return fmt.Errorf("post amo: bad operation %v", d.AMO)
+	case postAMOWidth:
+		return fmt.Errorf("post amo %v: width %d (want 4 or 8)", d.AMO, d.Width)
+	case postFAddWidth:
+		return fmt.Errorf("post amo fadd: width %d (float64 add is 8 bytes)", d.Width)
+	case postAMOAlign:
+		return fmt.Errorf("post amo %v to PE %d: offset %d not aligned to %d bytes", d.AMO, d.Target, d.RemoteOffset, d.Width)
+	case postType:
+		return fmt.Errorf("post: bad type %v", d.Type)
 	}
 	return nil
 }

@@ -175,7 +175,7 @@ func (n *nic) applyAMO(p *Packet) {
 	t := p.t
 	var key amoRecordKey
 	if m.lossy {
-		key = amoRecordKey{t.ep.Rank(), t.id}
+		key = amoRecordKey{t.ep.Rank(), t.x.id}
 		n.expireAMORecords()
 		if rec, ok := n.amoDone[key]; ok {
 			m.stats.AMOReplays++

@@ -33,7 +33,7 @@ func longLinkTime(t *testing.T, n, size, own, shared int) Time {
 	m.k.RunUntil(1 << 50)
 	require.Zero(t, link.queued, "every packet sent")
 	link.absorb(2)
-	assert.Equal(t, own, int(link.vcs[2].credits), "the VC's own space back")
+	assert.Equal(t, own, int(link.vcList()[2].credits), "the VC's own space back")
 	assert.Equal(t, shared, int(link.shared), "the pool back")
 	return link.busy
 }

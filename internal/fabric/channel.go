@@ -3,6 +3,7 @@ package fabric
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // A channel is one direction of a link between two routers, or a processor
@@ -35,10 +36,13 @@ type Channel struct {
 	m        *Machine
 	busy     Time // sending until then
 	unitTime Time
-	// vcs is the state of each of the machine's VCs (Params.VCs), made
-	// when the channel first queues a packet (useVCs): a channel a job
-	// never uses costs no more than this.
-	vcs         []vcState
+	// vcs is the first of the state of each of the machine's VCs
+	// (Params.VCs, in a row: vcList), made when the channel first queues
+	// a packet (useVCs): a channel a job never uses costs no more than
+	// this. A pointer rather than a slice, whose length every channel of
+	// a machine shares, keeps a channel to 128 bytes (1.3 million on the
+	// full Aries system).
+	vcs         *vcState
 	queued      int32 // packets in its VCs' queues
 	queuedUnits int32 // their size
 	// committed is the size of the packets crossing its router towards
@@ -164,7 +168,7 @@ func (c *Channel) enqueue(p *Packet) {
 	if c.vcs == nil {
 		c.useVCs()
 	}
-	c.vcs[p.VC].q.push(p)
+	c.vcList()[p.VC].q.push(p)
 	c.queued++
 	c.queuedUnits += int32(p.Size)
 	if !c.pending && c.m.k.Now() >= c.busy {
@@ -185,12 +189,22 @@ func (c *Channel) useVCs() {
 	if len(m.vcSlab) < n {
 		m.vcSlab = make([]vcState, vcSlab*n)
 	}
-	c.vcs = m.vcSlab[:n:n]
+	c.vcs = &m.vcSlab[0]
 	m.vcSlab = m.vcSlab[n:]
-	for vc := range c.vcs {
-		c.vcs[vc].credits = int32(m.p.InputBufferUnits)
+	vcs := c.vcList()
+	for vc := range vcs {
+		vcs[vc].credits = int32(m.p.InputBufferUnits)
 	}
 	c.dueFrom = math.MaxInt64
+}
+
+// vcList is the state of the channel's VCs (nil before it first queued a
+// packet).
+func (c *Channel) vcList() []vcState {
+	if c.vcs == nil {
+		return nil
+	}
+	return unsafe.Slice(c.vcs, c.m.p.VCs)
 }
 
 // kick schedules a send attempt when the channel is next free.
@@ -216,7 +230,7 @@ func (c *Channel) absorb(vc int) {
 	if now < c.dueFrom {
 		return
 	}
-	v := &c.vcs[vc]
+	v := &c.vcList()[vc]
 	if v.returns == 0 {
 		return
 	}
@@ -239,8 +253,8 @@ func (c *Channel) absorb(vc int) {
 			v.returns = 0
 		}
 		c.dueFrom = math.MaxInt64
-		for k := range c.vcs {
-			if id := c.vcs[k].returns; id != 0 {
+		for k := range c.vcList() {
+			if id := c.vcList()[k].returns; id != 0 {
 				if l := c.m.returnList(id); len(l.r) > 0 {
 					c.dueFrom = min(c.dueFrom, l.r[0].at)
 				}
@@ -296,11 +310,12 @@ func (c *Channel) pick() *Packet {
 		}
 	}
 	blocked := false // a packet waits for pool space
+	states := c.vcList()
 	for i, vc := 0, int(c.rr); i < vcs; i, vc = i+1, vc+1 {
 		if vc == vcs {
 			vc = 0
 		}
-		q := &c.vcs[vc].q
+		q := &states[vc].q
 		head := q.front()
 		if head == nil {
 			continue
@@ -308,7 +323,7 @@ func (c *Channel) pick() *Packet {
 		if !pooled {
 			c.absorb(vc)
 		}
-		if int(c.vcs[vc].credits)+int(c.shared) < c.creditsFor(head) {
+		if int(states[vc].credits)+int(c.shared) < c.creditsFor(head) {
 			if pooled {
 				blocked = true
 			} else {
@@ -338,7 +353,7 @@ func (c *Channel) pick() *Packet {
 // firstReturn is the earlier of wake (none if negative) and when vc's
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
-	if id := c.vcs[vc].returns; id != 0 {
+	if id := c.vcList()[vc].returns; id != 0 {
 		if l := c.m.returnList(id); len(l.r) > 0 && (wake < 0 || l.r[0].at < wake) {
 			return l.r[0].at
 		}
@@ -353,8 +368,9 @@ func (c *Channel) take(p *Packet) (need int) {
 	c.queued--
 	c.queuedUnits -= int32(p.Size)
 	need = c.creditsFor(p)
-	own := min(need, int(c.vcs[p.VC].credits))
-	c.vcs[p.VC].credits -= int32(own)
+	v := &c.vcList()[p.VC]
+	own := min(need, int(v.credits))
+	v.credits -= int32(own)
 	c.shared -= int32(need - own)
 	p.pooled = int32(need - own)
 	return need
@@ -397,13 +413,13 @@ func (c *Channel) occupy(p *Packet, now, occupy Time) {
 // InputStage after its tail, plus the flight back.
 func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	if c.to == nil {
-		p.via = c
+		p.hop = c
 		c.m.k.At(tail, c.m.nics[p.Dst], nicRx, p)
 		return
 	}
 	p.inTile = c.dstTile
 	if c.m.lossy {
-		p.wire = c
+		p.faults().wire = c
 	}
 	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
 	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, int32(need) - p.pooled, p.pooled})
@@ -411,7 +427,7 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 
 // queueReturn puts r on its way back to VC vc.
 func (c *Channel) queueReturn(vc uint8, r creditReturn) {
-	c.m.addReturn(&c.vcs[vc], r)
+	c.m.addReturn(&c.vcList()[vc], r)
 	c.dueFrom = min(c.dueFrom, r.at)
 }
 
@@ -477,9 +493,9 @@ func (m *Machine) addReturn(v *vcState, r creditReturn) {
 		if cap(l.r) > 0 {
 			k := bits.Len(uint(cap(l.r) / minReturns))
 			for len(m.returnFree) <= k {
-				m.returnFree = append(m.returnFree, nil)
+				m.returnFree = append(m.returnFree, stack[[]creditReturn]{})
 			}
-			m.returnFree[k] = append(m.returnFree[k], l.r[:0])
+			m.returnFree[k].push(l.r[:0])
 		}
 		l.r = grown
 	}
@@ -498,10 +514,8 @@ const minReturns = 1
 // power of two): a freed one of that size, or a new one from the block.
 func (m *Machine) returnPiece(n int) []creditReturn {
 	if k := bits.Len(uint(n / minReturns)); k < len(m.returnFree) {
-		if f := m.returnFree[k]; len(f) > 0 {
-			piece := f[len(f)-1]
-			m.returnFree[k] = f[:len(f)-1]
-			return piece
+		if f := &m.returnFree[k]; f.len() > 0 {
+			return f.pop()
 		}
 	}
 	if len(m.returnSlab) < n {

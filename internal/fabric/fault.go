@@ -185,11 +185,11 @@ func (m *Machine) fail(cs []*Channel) {
 		// The packets waiting for the channel in its router are routed
 		// again; it sends nothing more. (Those on its wire are lost when
 		// they arrive: Router.Fire.)
-		for vc := range c.vcs {
-			q := &c.vcs[vc].q
+		for vc := range c.vcList() {
+			q := &c.vcList()[vc].q
 			for q.front() != nil {
 				p := q.pop()
-				p.Route, p.VC = p.routedRoute, p.routedVC
+				p.unroute()
 				requeue = append(requeue, heldPacket{c.from, p})
 			}
 		}

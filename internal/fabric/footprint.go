@@ -37,8 +37,8 @@ func (m *Machine) Footprint() Footprint {
 			continue
 		}
 		f.ChannelsUsed++
-		b += int64(len(c.vcs)) * int64(unsafe.Sizeof(vcState{}))
-		for _, v := range c.vcs {
+		b += int64(len(c.vcList())) * int64(unsafe.Sizeof(vcState{}))
+		for _, v := range c.vcList() {
 			if v.returns != 0 {
 				f.Returns++
 				b += int64(unsafe.Sizeof(returnList{})) + int64(cap(m.returnList(v.returns).r))*int64(unsafe.Sizeof(creditReturn{}))

@@ -63,6 +63,14 @@ func (h *hazardChecker) posted(t *txn) {
 	if h == nil || t.kind != pktPut {
 		return
 	}
+	h.track(t)
+}
+
+// track starts following put t. It is apart from posted, which Post
+// calls on the PE's stack, to keep Post's frame small.
+//
+//go:noinline
+func (h *hazardChecker) track(t *txn) {
 	pt := &putTrack{t: t, visible: make([]bool, t.npkts), left: int(t.npkts)}
 	h.tracks[t] = pt
 	k := hazardKey(t)

@@ -58,12 +58,13 @@ type Machine struct {
 	// 0 for none). returnLists are the lists made, returnListChunk at a
 	// time, returnListsMade of them handed out.
 	returnSlab      []creditReturn
-	returnFree      [][][]creditReturn
+	returnFree      []stack[[]creditReturn]
 	freeReturnLists uint32
 	returnLists     [][]returnList
 	returnListsMade uint32
-	freeTxns        *txn // transactions to reuse (recyclable)
-	freeBufs        [][]byte
+	freeTxns        *txn  // transactions to reuse (recyclable, or stocked by stockTxns)
+	freeTxnCount    int32 // on freeTxns
+	freeBufs        stack[[]byte]
 	stats           Stats
 
 	regFree []Time   // per node: the registration lock is free from then
@@ -181,6 +182,7 @@ func (m *Machine) Start(j *simnet.Job) error {
 		j.Tracer = m.trace
 	}
 	m.hazards = newHazardChecker(m, m.opts.Hazards)
+	m.k.BeforePE(m.stockTxns)
 	return nil
 }
 

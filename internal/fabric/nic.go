@@ -229,8 +229,8 @@ func (n *nic) rxServe() {
 	if p == nil {
 		return
 	}
-	if c := p.via; c != nil {
-		p.via = nil
+	if c := p.hop; c != nil {
+		p.hop = nil
 		c.giveBack(p)
 	}
 	n.rxTake(p, now)
@@ -433,7 +433,7 @@ func (n *nic) commit(p *Packet) {
 	switch p.kind {
 	case pktPut, pktMsg:
 		if p.kind == pktPut {
-			if err := t.tep.WriteMemory(t.region, t.roff+int64(p.off), p.data); err != nil {
+			if err := t.tep.WriteMemory(t.region, t.roff+int64(p.off), p.bytes()); err != nil {
 				t.fail(conduit.StatusError, err.Error())
 			}
 		}

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 )
@@ -83,23 +84,70 @@ type Packet struct {
 	off int32 // offset of its data in the transaction
 	n   int32 // data bytes it stands for
 	cnt int32 // real packets it stands for: 1, or more for a coarse unit
+	// data and dataLen are the data it holds (bytes: a buffer of the
+	// machine's, ownBuf, or its own for a coarse unit), its first byte
+	// and its length rather than a slice.
+	dataLen int32
 
 	ctl  func(Time) // a control packet's receiver (control.go)
 	t    *txn       // the transaction it belongs to
-	data []byte     // the data held (a buffer of the machine's: ownBuf, or its own for a coarse unit)
-	old  uint64     // an AMO's old value
+	data *byte
+	old  uint64 // an AMO's old value
 
 	born Time
-	via  *Channel // the ejection tile it arrived by, until the NIC takes it
-	out  *Channel
-	// wire is the link it is crossing, from its send until the far
-	// router takes it (set only on a machine whose links may fail:
-	// fault.go); routedRoute and routedVC are its Route and VC before the
-	// routing decision that queued it, restored to route it again when
-	// the link it was queued for fails.
-	wire        *Channel
-	routedRoute [4]int32
-	next        *Packet // free list and queues
+	// hop is, while it crosses a router, the output it goes to
+	// (Router.cross, until the router's event that ends the crossing),
+	// and from its arrival at an ejection tile until its NIC takes it,
+	// that tile: never both at once.
+	hop *Channel
+	// fault is what a packet of a machine whose links may fail keeps to
+	// be lost or routed again (fault.go): nil on other machines, and kept
+	// with the packet on the free list. routedVC (above) and
+	// fault.route are its VC and Route before the routing decision that
+	// queued it, restored to route it again when the link it was queued
+	// for fails.
+	fault *pktFault
+	next  *Packet // free list and queues
+}
+
+// pktFault is the part of a packet that only a machine whose links may
+// fail uses: apart, so that a packet of the others (of which a job may
+// hold one for each post in flight) is 16 bytes smaller.
+type pktFault struct {
+	// wire is the link the packet is crossing, from its send until the
+	// far router takes it.
+	wire  *Channel
+	route [4]int32
+}
+
+// bytes is the data p holds.
+func (p *Packet) bytes() []byte {
+	if p.data == nil {
+		return nil
+	}
+	return unsafe.Slice(p.data, p.dataLen)
+}
+
+// hold makes b the data p holds.
+func (p *Packet) hold(b []byte) { p.data, p.dataLen = unsafe.SliceData(b), int32(len(b)) }
+
+// unroute restores p's Route and VC from before the routing decision
+// that queued it (zero if it has not been routed since it was made).
+func (p *Packet) unroute() {
+	p.VC = p.routedVC
+	if p.fault != nil {
+		p.Route = p.fault.route
+	} else {
+		p.Route = [4]int32{}
+	}
+}
+
+// faults is p's pktFault, made if it has none.
+func (p *Packet) faults() *pktFault {
+	if p.fault == nil {
+		p.fault = new(pktFault)
+	}
+	return p.fault
 }
 
 // IsRequest says whether the packet is a request (put, get, AMO, message)
@@ -118,30 +166,34 @@ func (m *Machine) newPacket() *Packet {
 
 func (m *Machine) freePacket(p *Packet) {
 	if p.ownBuf {
-		m.freeBufs = append(m.freeBufs, p.data[:m.p.MaxPacketData])
+		m.freeBufs.push(unsafe.Slice(p.data, m.p.MaxPacketData))
 	}
 	if p.t != nil {
 		m.dropPacket(p.t)
 	}
-	*p = Packet{next: m.freePkts}
+	f := p.fault
+	if f != nil {
+		*f = pktFault{}
+	}
+	*p = Packet{next: m.freePkts, fault: f}
 	m.freePkts = p
 }
 
 // holdData gives a put packet a buffer with its data.
 func (m *Machine) holdData(p *Packet, data []byte) {
 	if len(data) > m.p.MaxPacketData {
-		p.data = append([]byte(nil), data...)
+		p.hold(append([]byte(nil), data...))
 		return
 	}
 	var buf []byte
-	if n := len(m.freeBufs); n > 0 {
-		buf = m.freeBufs[n-1]
-		m.freeBufs = m.freeBufs[:n-1]
+	if m.freeBufs.len() > 0 {
+		buf = m.freeBufs.pop()
 	} else {
 		buf = make([]byte, m.p.MaxPacketData)
 	}
 	copy(buf, data)
-	p.data, p.ownBuf = buf[:len(data)], true
+	p.hold(buf[:len(data)])
+	p.ownBuf = true
 }
 
 // unitSize is the size of the real packets carrying n data bytes in a

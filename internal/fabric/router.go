@@ -81,21 +81,22 @@ func (r *Router) Links() []*Channel { return r.links }
 func (r *Router) Fire(_ int32, data any) {
 	p := data.(*Packet)
 	m := r.m
-	if w := p.wire; w != nil {
-		p.wire = nil
+	if f := p.fault; f != nil && f.wire != nil {
+		w := f.wire
+		f.wire = nil
 		if w.down {
 			m.lose(p, w)
 			return
 		}
 	}
-	if out := p.out; out != nil {
-		p.out = nil
+	if out := p.hop; out != nil {
+		p.hop = nil
 		out.committed -= int32(p.Size)
 		if !out.down {
 			out.enqueue(p)
 			return
 		}
-		p.Route, p.VC = p.routedRoute, p.routedVC
+		p.unroute()
 	}
 	if m.quiesced {
 		m.hold(r, p)
@@ -112,7 +113,10 @@ func (r *Router) route(p *Packet) {
 	if int(p.DstRouter) == r.ID {
 		c = leastLoaded(m.nics[p.Dst].eject)
 	} else {
-		p.routedRoute, p.routedVC = p.Route, p.VC
+		p.routedVC = p.VC
+		if m.lossy {
+			p.faults().route = p.Route
+		}
 		if c = m.topo.Route(r, p); c == nil {
 			m.stats.Dropped++
 			if p.kind == pktCtl {
@@ -154,7 +158,7 @@ func (r *Router) cross(p *Packet, out *Channel) Time {
 	r.setBus(row, start+ser)
 	r.setBus(col, at+ser)
 	out.committed += int32(p.Size)
-	p.out = out
+	p.hop = out
 	at += m.p.ColumnBus
 	m.k.At(at, r, 0, p)
 	return at

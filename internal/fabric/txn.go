@@ -46,9 +46,6 @@ type txn struct {
 	checkAt      Time
 	tPrev, tNext *txn
 	born         Time
-	// id is its identity (conduit.PostDesc.TxnID: a retry's is its first
-	// attempt's).
-	id uint64
 
 	// Its counts, in 32 bits: Post and Send refuse a transfer of more
 	// bytes than that (maxTxnBytes), and the packets, units and pieces
@@ -93,8 +90,11 @@ type txn struct {
 type txnRare struct {
 	msg     *simnet.Message
 	msgData []byte // its header and payload
-	// An AMO's operands, captured at the post (its operation in txn).
+	// An AMO's operands, captured at the post (its operation in txn), and
+	// its identity (conduit.PostDesc.TxnID: a retry's is its first
+	// attempt's), by which a machine whose links may fail applies it once.
 	operand, compare uint64
+	id               uint64
 	reads            []Time // a block transfer's reads in flight, by slot: when each is back
 	detail           string
 }
@@ -167,7 +167,7 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		return err
 	}
 	if d.Type != conduit.AMO && len(d.Local) > maxTxnBytes {
-		return fmt.Errorf("%s: PE %d: Post of %d bytes: more than a transaction carries (%d)", m.name, ep.Rank(), len(d.Local), maxTxnBytes)
+		return m.tooLarge(ep, "Post of %d bytes", len(d.Local))
 	}
 	t := m.newTxn(ep, d.Target, ep.EffectiveOrder(d))
 	t.d = d
@@ -175,22 +175,11 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		m.txnSeq++
 		d.TxnID = m.txnSeq
 	}
-	t.id = d.TxnID
 	t.region, t.roff = d.Remote.ID, d.RemoteOffset
 	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
 	switch {
 	case d.Type == conduit.AMO:
-		t.kind, t.size, t.npkts, t.unit = pktAMO, int32(d.Width), 1, 1
-		t.amo, t.width, t.fetch = d.AMO, d.Width, d.Fetch
-		x := t.rare()
-		x.operand, x.compare = d.Operand, d.Compare
-		t.pending = 1
-		if !m.launch(ep, d) {
-			p.Advance(m.p.FMAPost)
-			return m.storeFMA(t, p)
-		}
-		m.k.At(p.Clock(), t.src, nicFMAIssue, t)
-		return nil
+		return m.postAMO(t, ep, d)
 	case d.Type == conduit.Put:
 		t.kind = pktPut
 	default:
@@ -204,6 +193,33 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		return nil
 	}
 	return m.postFMA(t, ep, d)
+}
+
+// postAMO starts transaction t of AMO descriptor d. It is apart from Post
+// to keep Post's frame, on the PE's stack, small.
+func (m *Machine) postAMO(t *txn, ep *simnet.Endpoint, d *conduit.PostDesc) error {
+	p := ep.Proc()
+	t.kind, t.size, t.npkts, t.unit = pktAMO, int32(d.Width), 1, 1
+	t.amo, t.width, t.fetch = d.AMO, d.Width, d.Fetch
+	x := t.rare()
+	x.operand, x.compare, x.id = d.Operand, d.Compare, d.TxnID
+	t.pending = 1
+	if !m.launch(ep, d) {
+		p.Advance(m.p.FMAPost)
+		return m.storeFMA(t, p)
+	}
+	m.k.At(p.Clock(), t.src, nicFMAIssue, t)
+	return nil
+}
+
+// tooLarge is the error of a post or message (what, of n bytes) larger
+// than a transaction carries. It is made apart from Post and Send, which
+// run on the PE's stack: a small frame keeps that stack at its first size
+// (docs/scale.md).
+//
+//go:noinline
+func (m *Machine) tooLarge(ep *simnet.Endpoint, what string, n int) error {
+	return fmt.Errorf("%s: PE %d: %s: more than a transaction carries (%d)", m.name, ep.Rank(), fmt.Sprintf(what, n), maxTxnBytes)
 }
 
 // split divides a transfer into packets, or, for a relaxed block
@@ -232,8 +248,14 @@ func (m *Machine) newTxn(ep *simnet.Endpoint, target int, order conduit.Ordering
 		t = new(txn)
 	} else {
 		m.freeTxns = t.tNext
+		m.freeTxnCount--
 	}
-	*t = txn{ep: ep, tep: m.job.Endpoint(target), src: src, dst: dst, x: t.x, order: order, born: ep.Proc().Clock()}
+	// Cleared and then filled in place: a literal naming t.x would be
+	// built on the PE's stack first (a frame of 168 bytes more).
+	x := t.x
+	*t = txn{}
+	t.ep, t.tep, t.src, t.dst, t.x = ep, m.job.Endpoint(target), src, dst, x
+	t.order, t.born = order, ep.Proc().Clock()
 	switch m.opts.Routing {
 	case RouteDeterministic:
 		t.adaptive = false
@@ -253,7 +275,7 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 		return err
 	}
 	if msg.Bytes() > maxTxnBytes {
-		return fmt.Errorf("%s: PE %d: Send of a %d-byte message: more than a transaction carries (%d)", m.name, ep.Rank(), msg.Bytes(), maxTxnBytes)
+		return m.tooLarge(ep, "Send of a %d-byte message", msg.Bytes())
 	}
 	t := m.newTxn(ep, target, ep.Ordering())
 	t.kind = pktMsg
@@ -304,6 +326,25 @@ func (m *Machine) releaseTxn(t *txn) {
 	}
 	*t = txn{tNext: m.freeTxns, x: x}
 	m.freeTxns = t
+	m.freeTxnCount++
+}
+
+// txnStock is how many free transactions stockTxns keeps before a PE
+// runs. It is assumed: a PE of a busy network posts once or twice before
+// it next waits (a post lets the events before its clock happen first),
+// and a PE that posts more takes the rest from the heap, on its own stack.
+const txnStock = 8
+
+// stockTxns fills the free list up to txnStock transactions. The kernel
+// calls it on its own stack before a PE runs (sim.Kernel.BeforePE), so
+// that a post takes its transaction from the list rather than allocate it
+// on the PE's stack, whose first 2 KiB the runtime's allocation slow path
+// would overflow (docs/scale.md).
+func (m *Machine) stockTxns() {
+	for m.freeTxnCount < txnStock {
+		m.freeTxns = &txn{tNext: m.freeTxns}
+		m.freeTxnCount++
+	}
 }
 
 // amoOperandBytes is the size of an AMO's operand, and of the words the

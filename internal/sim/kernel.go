@@ -69,7 +69,8 @@ type Kernel struct {
 	running  *Proc
 	abortErr error
 
-	observe func(Time, Actor) // Observe
+	observe  func(Time, Actor) // Observe
+	beforePE func()            // BeforePE
 }
 
 // New makes a kernel whose random choices follow seed.
@@ -92,36 +93,68 @@ func (k *Kernel) Rand() *rand.Rand { return k.rng }
 // measuring the event population, not for the model.
 func (k *Kernel) Observe(f func(Time, Actor)) { k.observe = f }
 
+// BeforePE has f called on the kernel's own stack each time before it runs
+// a PE's code (nil: none). A PE's code runs on a stack of its own, which
+// keeps the size it starts with (2 KiB, a third of which the runtime
+// keeps) only while its calls stay shallow: a model stocks there what its
+// PEs' calls would otherwise allocate, since an allocation that takes the
+// runtime's slow path is several hundred bytes deep.
+func (k *Kernel) BeforePE(f func()) { k.beforePE = f }
+
 // Pending is the number of events not yet processed.
 func (k *Kernel) Pending() int { return len(k.heap) }
 
 // At schedules an event for a at time t, which must not be in the past.
+//
+// A PE's post schedules events from the PE's own stack, which keeps the
+// size it starts with only while the frames on it are small: what is rare
+// (the checks' panics, a new chunk of the slab, the heap's growth) is
+// done in functions of its own.
 func (k *Kernel) At(t Time, a Actor, code int32, data any) {
-	if t < k.now {
-		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, k.now))
-	}
-	if t-k.base >= 1<<timeBits {
-		k.rebase()
-		if t-k.base >= 1<<timeBits {
-			panic(fmt.Sprintf("sim: event scheduled %v ahead, beyond the queue's span", t-k.now))
-		}
+	if t < k.now || t-k.base >= 1<<timeBits {
+		k.farAt(t)
 	}
 	var slot uint32
 	if k.freeTop > 0 {
 		slot = uint32(k.freeTop - 1)
 		k.freeTop = k.slab[slot/bodyChunk][slot%bodyChunk].code
 	} else {
-		if k.slots > slotMask {
-			panic("sim: more than 4M events pending")
-		}
-		slot = k.slots
-		if slot%bodyChunk == 0 {
-			k.slab = append(k.slab, make([]body, bodyChunk))
-		}
-		k.slots++
+		slot = k.newSlot()
 	}
-	k.slab[slot/bodyChunk][slot%bodyChunk] = body{a: a, code: code, data: data}
+	b := &k.slab[slot/bodyChunk][slot%bodyChunk]
+	b.a, b.code, b.data = a, code, data
 	k.push(uint64(t-k.base)<<slotBits | uint64(slot))
+}
+
+// farAt checks an event's time t that is in the past or beyond the
+// queue's span from its base: the base moves up to now, and t must then be
+// within the span.
+//
+//go:noinline
+func (k *Kernel) farAt(t Time) {
+	if t < k.now {
+		panic(fmt.Sprintf("sim: event scheduled at %v, before now %v", t, k.now))
+	}
+	k.rebase()
+	if t-k.base >= 1<<timeBits {
+		panic(fmt.Sprintf("sim: event scheduled %v ahead, beyond the queue's span", t-k.now))
+	}
+}
+
+// newSlot is a slot of the slab never used before, the slab made larger
+// by a chunk when it is full.
+//
+//go:noinline
+func (k *Kernel) newSlot() uint32 {
+	if k.slots > slotMask {
+		panic("sim: more than 4M events pending")
+	}
+	slot := k.slots
+	if slot%bodyChunk == 0 {
+		k.slab = append(k.slab, make([]body, bodyChunk))
+	}
+	k.slots++
+	return slot
 }
 
 // rebase moves the base of the keys up to now; every pending event is at
@@ -148,8 +181,7 @@ func (k *Kernel) next() Time {
 func (k *Kernel) push(e uint64) {
 	h := k.heap
 	if len(h) == cap(h) {
-		h = make([]uint64, len(h), max(2*cap(h), heapChunk))
-		copy(h, k.heap)
+		h = k.growHeap()
 	}
 	h = h[:len(h)+1]
 	i := len(h) - 1
@@ -163,6 +195,15 @@ func (k *Kernel) push(e uint64) {
 	}
 	h[i] = e
 	k.heap = h
+}
+
+// growHeap is the heap with twice its room (at least heapChunk).
+//
+//go:noinline
+func (k *Kernel) growHeap() []uint64 {
+	h := make([]uint64, len(k.heap), max(2*cap(k.heap), heapChunk))
+	copy(h, k.heap)
+	return h
 }
 
 func (k *Kernel) pop() uint64 {

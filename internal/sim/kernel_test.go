@@ -258,3 +258,29 @@ func TestFreeSlotsLastFreedFirst(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+// TestBeforePE: the kernel calls the BeforePE hook each time before it
+// runs a PE's code (its start and every resume), while no PE runs.
+func TestBeforePE(t *testing.T) {
+	k := New(1)
+	calls, running := 0, 0
+	k.BeforePE(func() {
+		calls++
+		if k.Running() != nil {
+			running++
+		}
+	})
+	k.Spawn(func(p *Proc) error {
+		require.Equal(t, 1, calls)
+		p.Advance(100)
+		k.At(50, &recorder{k: k}, 1, nil)
+		if err := p.Sync(); err != nil {
+			return err
+		}
+		require.Equal(t, 2, calls, "called again before the PE resumed")
+		return nil
+	})
+	require.NoError(t, k.Run())
+	require.Equal(t, 2, calls)
+	require.Zero(t, running)
+}

@@ -67,6 +67,9 @@ func (p *Proc) Fire(int32, any) {
 	}
 	p.clock = max(p.clock, p.k.now)
 	p.state = procRunning
+	if f := p.k.beforePE; f != nil {
+		f()
+	}
 	p.k.running = p
 	_, ok := p.resume()
 	p.k.running = nil

@@ -139,13 +139,17 @@ func (e *Endpoint) Registered(buf []byte) (conduit.MemHandle, bool) {
 }
 
 // Post checks the descriptor and hands it to the model.
+//
+// Its errors are made in functions of their own (postErr, flagErr): the
+// PE's stack stays at the size it starts with only while the post path's
+// frames fit in it (docs/scale.md), and formatting inline would make this
+// frame several times larger.
 func (e *Endpoint) Post(d *conduit.PostDesc) error {
 	if err := conduit.CheckPost(d, len(e.job.eps)); err != nil {
-		return fmt.Errorf("%s: PE %d: %w", e.Backend(), e.rank, err)
+		return e.postErr(err)
 	}
 	if d.Flag != nil && !e.job.caps.FlaggedGet {
-		return fmt.Errorf("%s: PE %d: post get to PE %d with a flag word: no flagged get responses: %w",
-			e.Backend(), e.rank, d.Target, conduit.ErrUnsupported)
+		return e.flagErr(d)
 	}
 	if d.Type != conduit.AMO && e.job.caps.NeedsRegisteredLocal {
 		if err := e.checkLocal(d, "local buffer", d.Local, d.LocalMem); err != nil {
@@ -161,6 +165,22 @@ func (e *Endpoint) Post(d *conduit.PostDesc) error {
 		return err
 	}
 	return e.job.Net.Post(e, d)
+}
+
+// postErr is a post's error that CheckPost found, naming the backend
+// and the PE.
+//
+//go:noinline
+func (e *Endpoint) postErr(err error) error {
+	return fmt.Errorf("%s: PE %d: %w", e.Backend(), e.rank, err)
+}
+
+// flagErr is the error of a flagged get on a backend without them.
+//
+//go:noinline
+func (e *Endpoint) flagErr(d *conduit.PostDesc) error {
+	return fmt.Errorf("%s: PE %d: post get to PE %d with a flag word: no flagged get responses: %w",
+		e.Backend(), e.rank, d.Target, conduit.ErrUnsupported)
 }
 
 // checkLocal checks that buf (what of d) lies inside this PE's
@@ -294,10 +314,23 @@ func (e *Endpoint) Charge(d conduit.Time) {
 // WaitFor polls w, blocking the PE between unproductive polls until the
 // model wakes it.
 func (e *Endpoint) WaitFor(what string, w conduit.Waiter) error {
-	if tr := e.job.Tracer; tr != nil {
-		start := e.proc.Clock()
-		defer func() { tr.PESpan(e.rank, what, start, e.proc.Clock()) }()
+	if e.job.Tracer != nil {
+		return e.waitTraced(what, w)
 	}
+	return e.wait(what, w)
+}
+
+// waitTraced is WaitFor with the wait traced as a span of the PE's.
+//
+//go:noinline
+func (e *Endpoint) waitTraced(what string, w conduit.Waiter) error {
+	tr, start := e.job.Tracer, e.proc.Clock()
+	defer func() { tr.PESpan(e.rank, what, start, e.proc.Clock()) }()
+	return e.wait(what, w)
+}
+
+// wait is WaitFor's loop.
+func (e *Endpoint) wait(what string, w conduit.Waiter) error {
 	for {
 		ok, err := w.Ready()
 		if ok || err != nil {

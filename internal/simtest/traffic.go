@@ -71,43 +71,20 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 	// Every PE's descriptors and completion counts, made at once: one
 	// block of each rather than one per PE, which a size class would
 	// round up (the full Aries system has 92,544 PEs).
-	allDescs := make([]conduit.PostDesc, tr.Nodes*tr.Puts)
-	allDone := make([]completions, tr.Nodes)
+	tj := &trafficJob{tr: &tr, descs: make([]conduit.PostDesc, tr.Nodes*tr.Puts), done: make([]completions, tr.Nodes)}
 	// The PEs of a simulated job run one at a time, and a PE does not
 	// yield between taking its completions into the buffer and reading
 	// them (Ready), so they share one; others have one each.
-	_, oneAtATime := job.(*simnet.Job)
-	shared := make([]conduit.Event, pollBurst)
+	_, tj.oneAtATime = job.(*simnet.Job)
+	tj.shared = make([]conduit.Event, pollBurst)
 	err = job.Run(func(ep conduit.Endpoint) error {
-		rank := ep.Rank()
-		rng := rand.New(rand.NewPCG(uint64(rank), tr.Seed))
-		local := ep.Segment()[:tr.Size]
-		own := ep.SegmentHandle(rank)
-		descs := allDescs[rank*tr.Puts : (rank+1)*tr.Puts : (rank+1)*tr.Puts]
-		done := &allDone[rank]
-		*done = completions{ep: ep, n: tr.Puts, evs: shared}
-		if !oneAtATime {
-			done.evs = make([]conduit.Event, pollBurst)
-		}
-		for i := range descs {
-			if tr.MeanGap > 0 {
-				ep.Charge(conduit.Time(rng.ExpFloat64() * float64(tr.MeanGap)))
-			}
-			target := rng.IntN(ep.Size() - 1)
-			if target >= rank {
-				target++
-			}
-			d := &descs[i]
-			*d = conduit.PostDesc{Type: conduit.Put, Mech: conduit.FMA, Target: target, Local: local, LocalMem: own,
-				Remote: ep.SegmentHandle(target), RemoteOffset: int64(tr.Size)}
-			if err := ep.Post(d); err != nil {
-				return err
-			}
-			// Take the completions that have come, as a program would
-			// between its posts.
-			if _, err := done.Ready(); err != nil {
-				return err
-			}
+		// On a simulated backend each PE's program runs on a stack of
+		// its own, which keeps the size it starts with only while the
+		// frames on it are small (docs/scale.md): the program is cut
+		// into functions whose frames hold little at once.
+		done := tj.start(ep)
+		if err := tj.post(ep, done); err != nil {
+			return err
 		}
 		return ep.WaitFor("puts", done)
 	})
@@ -118,6 +95,65 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 	}
 	return TrafficResult{Report: job.(conduit.Reporter).Report(), Wall: wall, CPU: cpu,
 		Allocs: after.Mallocs - before.Mallocs, Bytes: after.TotalAlloc - before.TotalAlloc}, nil
+}
+
+// trafficJob is what the PEs of a run of Traffic share.
+type trafficJob struct {
+	tr         *Traffic
+	descs      []conduit.PostDesc // every PE's, Puts each
+	done       []completions      // every PE's
+	shared     []conduit.Event    // the PEs' completion buffer, if they run one at a time
+	oneAtATime bool
+}
+
+// start makes ep's completion count, taking its completions into the
+// shared buffer if the PEs run one at a time, or else into one of its own.
+//
+//go:noinline
+func (tj *trafficJob) start(ep conduit.Endpoint) *completions {
+	c := &tj.done[ep.Rank()]
+	*c = completions{ep: ep, n: tj.tr.Puts, evs: tj.shared}
+	if !tj.oneAtATime {
+		c.evs = make([]conduit.Event, pollBurst)
+	}
+	return c
+}
+
+// post makes ep's puts, taking the completions that have come into done
+// between them, as a program would between its posts.
+func (tj *trafficJob) post(ep conduit.Endpoint, done *completions) error {
+	rng := rand.New(rand.NewPCG(uint64(ep.Rank()), tj.tr.Seed))
+	for i := range tj.tr.Puts {
+		if err := ep.Post(tj.desc(ep, rng, i)); err != nil {
+			return err
+		}
+		if _, err := done.Ready(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// desc is ep's descriptor for its put i, to a random other node after a
+// random gap. It is filled in place, field by field: a literal would be
+// built on the PE's stack first.
+//
+//go:noinline
+func (tj *trafficJob) desc(ep conduit.Endpoint, rng *rand.Rand, i int) *conduit.PostDesc {
+	tr, rank := tj.tr, ep.Rank()
+	if tr.MeanGap > 0 {
+		ep.Charge(conduit.Time(rng.ExpFloat64() * float64(tr.MeanGap)))
+	}
+	target := rng.IntN(ep.Size() - 1)
+	if target >= rank {
+		target++
+	}
+	d := &tj.descs[rank*tr.Puts+i]
+	*d = conduit.PostDesc{}
+	d.Type, d.Mech, d.Target = conduit.Put, conduit.FMA, target
+	d.Local, d.LocalMem = ep.Segment()[:tr.Size], ep.SegmentHandle(rank)
+	d.Remote, d.RemoteOffset = ep.SegmentHandle(target), int64(tr.Size)
+	return d
 }
 
 // pollBurst is how many completions a PE of the traffic takes at once.
@@ -138,14 +174,22 @@ func (c *completions) Ready() (bool, error) {
 		if k == 0 {
 			return false, nil
 		}
-		for _, e := range evs[:k] {
-			if e.Status != conduit.StatusOK {
-				return false, fmt.Errorf("PE %d: put completed with %v", c.ep.Rank(), e.Status)
+		for i := range evs[:k] {
+			if s := evs[i].Status; s != conduit.StatusOK {
+				return false, c.failed(s)
 			}
 		}
 		c.n -= k
 	}
 	return true, nil
+}
+
+// failed is the error of a put that completed with status s, made apart
+// from Ready, which runs on the PE's stack.
+//
+//go:noinline
+func (c *completions) failed(s conduit.Status) error {
+	return fmt.Errorf("PE %d: put completed with %v", c.ep.Rank(), s)
 }
 
 // SteadyAllocs is the heap allocations per packet of the traffic in its
