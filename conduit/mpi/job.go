@@ -37,7 +37,7 @@ const (
 const DefaultStallTimeout = 10 * time.Second
 
 // DefaultSettle is how long a job's processes run before the program
-// starts, once every window exists (the option settle; see settle).
+// starts, once every window exists (the option settle; see job.settleDown).
 const DefaultSettle = 20 * time.Millisecond
 
 // AMO modes (the option amo).
@@ -63,7 +63,7 @@ type job struct {
 	stall time.Duration
 	amo   string
 	// settle is the option settle: how long run spins before the PE
-	// program starts (see job.settle).
+	// program starts (see job.settleDown).
 	settle time.Duration
 
 	nodeOf    []int
@@ -375,16 +375,10 @@ func (j *job) settleDown() {
 	if j.settle <= 0 {
 		return
 	}
-	t0 := time.Now()
-	last := t0
-	for now := t0; now.Sub(t0) < j.settle; now = time.Now() {
-		// A pass through the scheduler every millisecond keeps sysmon
-		// from preempting the spin (it preempts a goroutine that runs
-		// 10 ms without one); each costs a handoff of the locked thread.
-		if now.Sub(last) >= time.Millisecond {
-			last = now
-			runtime.Gosched()
-		}
+	// The endpoint's pass through Go's scheduler every few milliseconds
+	// (resched) keeps sysmon from preempting the spin.
+	for t0 := time.Now(); time.Since(t0) < j.settle; {
+		j.ep.resched()
 	}
 }
 

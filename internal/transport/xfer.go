@@ -110,11 +110,7 @@ func (e *Engine) now(op *Op, t conduit.PostType, rank int, off int64, buf []byte
 	if err != nil {
 		return true, err
 	}
-	if mech == conduit.FMA {
-		e.Stats.FMA++
-	} else {
-		e.Stats.BTE++
-	}
+	e.countIssued(t, mech)
 	e.Stats.Completions++
 	if err := ev.Err(); err != nil {
 		op.fail(fmt.Errorf("%v of %d bytes to PE %d at offset %d: %w", t, n, rank, off, err))
@@ -297,16 +293,22 @@ func (e *Engine) issue(op *Op, d *pd) error {
 		e.release(d)
 		return err
 	}
+	e.countIssued(d.desc.Type, d.desc.Mech)
+	op.pending++
+	return nil
+}
+
+// countIssued counts an operation handed to the endpoint by its kind:
+// atomics, and puts and gets by the mechanism that moves them.
+func (e *Engine) countIssued(t conduit.PostType, mech conduit.Mechanism) {
 	switch {
-	case d.desc.Type == conduit.AMO:
+	case t == conduit.AMO:
 		e.Stats.AMOs++
-	case d.desc.Mech == conduit.FMA:
+	case mech == conduit.FMA:
 		e.Stats.FMA++
 	default:
 		e.Stats.BTE++
 	}
-	op.pending++
-	return nil
 }
 
 // syncPollEvery is how many operations completed as they were posted
@@ -325,11 +327,7 @@ func (e *Engine) issueSync(op *Op, d *pd) error {
 		e.release(d)
 		return err
 	}
-	if d.desc.Mech == conduit.FMA {
-		e.Stats.FMA++
-	} else {
-		e.Stats.BTE++
-	}
+	e.countIssued(d.desc.Type, d.desc.Mech)
 	op.pending++
 	ev.Desc = &d.desc
 	e.complete(&ev)
