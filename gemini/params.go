@@ -140,8 +140,21 @@ const (
 	// BTE channels ([GNI-SRC] gemini_hw.h).
 	BTEChannels = 4
 	// BTEReadsOutstanding is how many local reads one block transfer keeps
-	// in flight when it sends (put) data. Assumed.
-	BTEReadsOutstanding = 16
+	// in flight when it sends (put) data: a BTE channel's most HT
+	// non-posted requests, 32 ([GNI-SRC] gemini_hw.h,
+	// GHAL_BTE_VC_MAX_HT_NP_REQUEST).
+	BTEReadsOutstanding = 32
+	// BTEMaxGets, BTEGetQuiesce and BTEGetDelayCycles pace a BTE channel's
+	// get requests, by the header's defaults ([GNI-SRC] gemini_hw.h,
+	// GHAL_BTE_VC_MAX_GET_REQUEST, _GET_QUIESCE_COUNT, _GET_DELAY): at most
+	// 768 outstanding, and once 512 are, 5 cycles before the next. The
+	// header counts the delay in BTE core clock cycles; the model takes
+	// them as NIC cycles (assumed). (The header paces the channel's reads
+	// of local memory likewise, from 24 in flight; the model's transfers
+	// never have that many, counter bte_reads_max.)
+	BTEMaxGets        = 768
+	BTEGetQuiesce     = 512
+	BTEGetDelayCycles = 5
 	// BTEBurstPackets is how many packets the block-transfer engine makes
 	// for one transfer before it turns to the next active one. Assumed.
 	BTEBurstPackets = 1
@@ -347,6 +360,9 @@ var params = fabric.Params{
 	BTEChannels:           BTEChannels,
 	BTEReadsOutstanding:   BTEReadsOutstanding,
 	BTEBurstPackets:       BTEBurstPackets,
+	BTEMaxGets:            BTEMaxGets,
+	BTEGetQuiesce:         BTEGetQuiesce,
+	BTEGetDelayCycles:     BTEGetDelayCycles,
 	ORBEntries:            ORBEntries,
 	AMOHitCycles:          AMOHitCycles,
 	AMOMissCycles:         AMOMissCycles,

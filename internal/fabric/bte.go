@@ -13,7 +13,11 @@ import "github.com/gopgas/gopgas/internal/sim"
 // the engine's queue.
 func (m *Machine) postBTE(t *txn, p *sim.Proc) {
 	t.bte = true
-	t.rare().reads = make([]Time, m.p.BTEReadsOutstanding)
+	slots := 1 // a get's pacing (bteHeld)
+	if t.kind == pktPut {
+		slots = m.p.BTEReadsOutstanding
+	}
+	t.rare().reads = make([]Time, slots)
 	p.Advance(m.p.BTEPost)
 	m.k.At(t.src.host.ToNIC(p.Clock(), m.p.BTEDescriptorBytes), t.src, nicBTEQueue, t)
 }
@@ -67,6 +71,7 @@ func (n *nic) bteSend() {
 	m := n.m
 	now := m.k.Now()
 	wake := Time(-1)
+	parked := false
 	for tried := 0; len(n.bteRun) > 0 && tried < len(n.bteRun); {
 		i := n.bteCur % len(n.bteRun)
 		t := n.bteRun[i]
@@ -77,10 +82,17 @@ func (n *nic) bteSend() {
 			n.bteBurst = 0
 			continue
 		}
-		slot := int(t.next) % m.p.BTEReadsOutstanding
-		if t.kind == pktPut && t.x.reads[slot] > now {
-			if wake < 0 || t.x.reads[slot] < wake {
-				wake = t.x.reads[slot]
+		slot := int(t.next) % len(t.x.reads)
+		if until := n.bteHeld(t, slot, now); until != 0 {
+			// Its channel may not make the request yet: it waits for a
+			// read to come back or for its pacing delay (until > 0), or
+			// for a get's response (until < 0: the ORB's release wakes
+			// the engine, below).
+			if until > 0 && (wake < 0 || until < wake) {
+				wake = until
+			}
+			if until < 0 {
+				parked = true
 			}
 			n.bteCur++
 			n.bteBurst = 0
@@ -106,9 +118,14 @@ func (n *nic) bteSend() {
 			arrive := n.readBack(done, int(p.n), int(p.cnt))
 			t.x.reads[slot] = arrive
 			m.k.At(arrive, n, nicTx, p)
+			m.stats.BTEReadsMax = max(m.stats.BTEReadsMax, int64(n.bteReadsInFlight(t, now)))
 		} else {
 			n.giveBack(&n.bteTagGrant)
 			n.transmit(p)
+			m.stats.BTEGetsMax = max(m.stats.BTEGetsMax, int64(t.orbHeld))
+			if q := m.p.BTEGetQuiesce; q > 0 && bteGetsInProcess(t) >= q {
+				t.x.reads[0] = now + m.cycles(m.p.BTEGetDelayCycles)
+			}
 		}
 		if n.bteBurst++; n.bteBurst >= m.p.BTEBurstPackets {
 			n.bteBurst = 0
@@ -119,8 +136,57 @@ func (n *nic) bteSend() {
 		return
 	}
 	n.giveBack(&n.bteTagGrant)
+	if parked {
+		// A get waits for its channel's responses: the ORB's release of
+		// an entry wakes the engine.
+		n.bteParked = true
+	}
 	if wake >= 0 {
 		n.bteNext = max(n.bteNext, wake)
 		n.bteKick()
 	}
+}
+
+// The pacing of a block-transfer channel's non-posted requests ([GNI-SRC]
+// gemini_hw.h, the channel's non-posted operational control; its reads
+// of local memory are limited by BTEReadsOutstanding alone). A get
+// request holds an ORB entry from when the engine makes it (only when an
+// entry is free, so the NIC takes it at once: admit) until its response is
+// back, so a transfer's ORB entries are its gets in process; a put's reads
+// in flight are its read slots not yet back.
+
+// bteGetsInProcess is how many of get transfer t's requests are
+// outstanding.
+func bteGetsInProcess(t *txn) int { return int(t.orbHeld) }
+
+// bteReadsInFlight is how many of put transfer t's reads of local memory
+// are in flight at now.
+func (n *nic) bteReadsInFlight(t *txn, now Time) int {
+	c := 0
+	for _, r := range t.x.reads {
+		if r > now {
+			c++
+		}
+	}
+	return c
+}
+
+// bteHeld says whether t's channel may make its next request (slot: a
+// put's read slot) at now: 0 if it may, the time it may if it waits for a
+// read or its pacing delay, -1 if it waits for a get's response.
+func (n *nic) bteHeld(t *txn, slot int, now Time) Time {
+	m := n.m
+	if t.kind == pktPut {
+		if t.x.reads[slot] > now {
+			return t.x.reads[slot]
+		}
+		return 0
+	}
+	if m.p.BTEMaxGets > 0 && bteGetsInProcess(t)+max(int(t.unit), 1) > m.p.BTEMaxGets {
+		return -1
+	}
+	if t.x.reads[0] > now {
+		return t.x.reads[0]
+	}
+	return 0
 }

@@ -16,6 +16,8 @@ type Stats struct {
 	LinkPackets  int64 // packets sent on links between routers
 	BTEMaxActive int64 // the most block transfers active at once on a NIC
 	ORBMax       int64 // the most request packets outstanding at once on a NIC
+	BTEGetsMax   int64 // the most get requests one block transfer had outstanding
+	BTEReadsMax  int64 // the most local reads one block transfer (a put) had in flight
 	Transactions int64 // transactions completed
 	CRCRetries   int64 // packets sent again after a CRC error
 	Dropped      int64 // packets lost for want of a route
@@ -214,7 +216,7 @@ func (s Stats) Counters() map[string]int64 {
 	return map[string]int64{
 		"packets": s.Packets, "transactions": s.Transactions, "crc_retries": s.CRCRetries,
 		"dropped": s.Dropped, "amo_hits": s.AMOHits, "amo_misses": s.AMOMisses,
-		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "hazards": s.Hazards,
+		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "bte_gets_max": s.BTEGetsMax, "bte_reads_max": s.BTEReadsMax, "hazards": s.Hazards,
 		"link_failures": s.LinkFailures, "lost_packets": s.Lost, "reroutes": s.Reroutes,
 		"quiesce_ns": int64(s.QuiesceTime / 1000), "msg_resends": s.MsgResends, "amo_replays": s.AMOReplays,
 		"reg_failures": s.RegFailures, "reg_peak_pages": s.RegPeak, "reg_busy_ns": int64(s.RegBusy / 1000),

@@ -84,6 +84,12 @@ type Params struct {
 	// flight for put data; BTEBurstPackets how many packets the engine
 	// makes for one before it turns to the next.
 	BTEChannels, BTEReadsOutstanding, BTEBurstPackets int
+	// A block-transfer channel's pacing of its get requests: at most
+	// BTEMaxGets outstanding (0: only the ORB limits them); once
+	// BTEGetQuiesce are (0: never), it waits BTEGetDelayCycles NIC cycles
+	// before its next one.
+	BTEMaxGets, BTEGetQuiesce int
+	BTEGetDelayCycles         int64
 	// ORBEntries is how many request packets a NIC keeps outstanding
 	// awaiting their responses; further requests wait.
 	ORBEntries int
@@ -173,6 +179,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("packet data %d, NIC clock %d Hz, page %d bytes: not positive", p.MaxPacketData, p.NICClockHz, p.PageBytes)
 	case p.BTEChannels < 1 || p.BTEReadsOutstanding < 1 || p.BTEBurstPackets < 1:
 		return fmt.Errorf("BTE channels %d, reads %d, burst %d: not positive", p.BTEChannels, p.BTEReadsOutstanding, p.BTEBurstPackets)
+	case p.BTEMaxGets < 0 || p.BTEGetQuiesce < 0 || p.BTEGetDelayCycles < 0 || (p.BTEMaxGets > 0 && p.BTEGetQuiesce > p.BTEMaxGets):
+		return fmt.Errorf("BTE pacing: at most %d gets, quiesce at %d, delay %d cycles", p.BTEMaxGets, p.BTEGetQuiesce, p.BTEGetDelayCycles)
 	case p.ORBEntries < 1 || p.AMOCacheEntries < 1 || p.AMOFetchesOutstanding < 1:
 		return fmt.Errorf("ORB %d, AMO cache %d, AMO fetches %d: not positive", p.ORBEntries, p.AMOCacheEntries, p.AMOFetchesOutstanding)
 	case p.TilesPerGroup < 0 || p.TilesPerGroup > p.ProcessorTiles || p.NICsPerTileGroup < 0 || (p.TilesPerGroup > 0) != (p.NICsPerTileGroup > 0):

@@ -95,8 +95,11 @@ type txnRare struct {
 	// attempt's), by which a machine whose links may fail applies it once.
 	operand, compare uint64
 	id               uint64
-	reads            []Time // a block transfer's reads in flight, by slot: when each is back
-	detail           string
+	// reads is a block transfer's: a put's reads in flight, by slot, when
+	// each is back; a get's one entry, when its channel may make its next
+	// request (the pacing of bte.go).
+	reads  []Time
+	detail string
 }
 
 // maxTxnBytes is the largest transfer a transaction carries: its counts
