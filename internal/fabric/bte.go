@@ -118,12 +118,13 @@ func (n *nic) bteSend() {
 			arrive := n.readBack(done, int(p.n), int(p.cnt))
 			t.x.reads[slot] = arrive
 			m.k.At(arrive, n, nicTx, p)
-			m.stats.BTEReadsMax = max(m.stats.BTEReadsMax, int64(n.bteReadsInFlight(t, now)))
+			m.stats.BTEReadsMax = max(m.stats.BTEReadsMax, int64(bteReadsInFlight(t, now)))
 		} else {
 			n.giveBack(&n.bteTagGrant)
 			n.transmit(p)
-			m.stats.BTEGetsMax = max(m.stats.BTEGetsMax, int64(t.orbHeld))
-			if q := m.p.BTEGetQuiesce; q > 0 && bteGetsInProcess(t) >= q {
+			gets := bteGetsInProcess(t)
+			m.stats.BTEGetsMax = max(m.stats.BTEGetsMax, int64(gets))
+			if q := m.p.BTEGetQuiesce; q > 0 && gets >= q {
 				t.x.reads[0] = now + m.cycles(m.p.BTEGetDelayCycles)
 			}
 		}
@@ -161,7 +162,7 @@ func bteGetsInProcess(t *txn) int { return int(t.orbHeld) }
 
 // bteReadsInFlight is how many of put transfer t's reads of local memory
 // are in flight at now.
-func (n *nic) bteReadsInFlight(t *txn, now Time) int {
+func bteReadsInFlight(t *txn, now Time) int {
 	c := 0
 	for _, r := range t.x.reads {
 		if r > now {
