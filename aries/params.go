@@ -41,7 +41,11 @@ const (
 	// beyond the request's flits (the lookup is pipelined).
 	RMTCycles = 0
 	// BTEChannels: "The BTE unit supports up to four concurrent block
-	// transfers" (Aries NIC).
+	// transfers" (Aries NIC). As on Gemini, a channel takes its next
+	// transfer once it has made the last one's requests: "there is no
+	// guarantee of completion ordering amongst block transfers issued by a
+	// given NIC. Fence operations are used where necessary to ensure that
+	// one transfer is completed before another starts" (Aries NIC).
 	BTEChannels = 4
 	// BTEReadsOutstanding is how many local reads one block transfer keeps
 	// in flight: "If the transfer is large, then a single active channel

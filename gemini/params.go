@@ -137,7 +137,12 @@ const (
 	RMTCycles = 2
 	// BTEChannels is how many block transfers are active per node at once
 	// (G-BTE-CONC; MOP II); the rest wait in the queue. The NIC has four
-	// BTE channels ([GNI-SRC] gemini_hw.h).
+	// BTE channels ([GNI-SRC] gemini_hw.h). A channel is busy with a
+	// transfer while it makes the transfer's requests and then takes the
+	// next, the first's responses still on their way: a channel counts the
+	// sequence identifiers associated with it, only a fenced descriptor
+	// waits for the transfers before it ([GNI-SRC] gemini_hw.h), and block
+	// transfers complete in no guaranteed order (WP 2.2).
 	BTEChannels = 4
 	// BTEReadsOutstanding is how many local reads one block transfer keeps
 	// in flight when it sends (put) data: a BTE channel's most HT
@@ -147,7 +152,8 @@ const (
 	// BTEMaxGets, BTEGetQuiesce and BTEGetDelayCycles pace a BTE channel's
 	// get requests, by the header's defaults ([GNI-SRC] gemini_hw.h,
 	// GHAL_BTE_VC_MAX_GET_REQUEST, _GET_QUIESCE_COUNT, _GET_DELAY): at most
-	// 768 outstanding, and once 512 are, 5 cycles before the next. The
+	// 768 outstanding, and once 512 are, 5 cycles before the next, counting
+	// the outstanding requests of every transfer the channel has made. The
 	// header counts the delay in BTE core clock cycles; the model takes
 	// them as NIC cycles (assumed). (The header paces the channel's reads
 	// of local memory likewise, from 24 in flight; the model's transfers

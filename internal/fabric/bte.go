@@ -1,23 +1,49 @@
 package fabric
 
-import "github.com/gopgas/gopgas/internal/sim"
+import (
+	"math/bits"
 
-// The block-transfer engine: a NIC serves Params.BTEChannels transfers at
-// once, in turn, the others waiting in its queue. The CPU only writes the
-// transfer's descriptor (postBTE); the engine makes the requests, reading
-// a put's data from local memory itself (bteSend), and a transfer holds
-// its channel until it completes (bteEnd).
+	"github.com/gopgas/gopgas/internal/sim"
+)
+
+// The block-transfer engine: a NIC has Params.BTEChannels channels, each
+// processing one transfer's descriptor at a time, and the transfers
+// beyond them wait in its queue. The CPU only writes the transfer's
+// descriptor (postBTE); the engine makes the requests of the channels'
+// transfers in turn, reading a put's data from local memory itself
+// (bteSend). A channel takes the next queued transfer as soon as it has
+// made its transfer's last request: the transfer's packets are then
+// tracked by its sequence identifier until it completes, as the earlier
+// ones' are. So transfers on one NIC complete in any order: "By default
+// there is no guarantee of completion ordering in block transfers issued
+// by a given Gemini. Fence operations are used where necessary to ensure
+// that one transfer is completed before another starts" ([GEMINI-WP] 2.2;
+// [ARIES-WP], Aries NIC, says the same of Aries). A channel counts the
+// sequence identifiers associated with it, and a descriptor's fence mode
+// makes it wait for the transfers before it ([GNI-SRC] gemini_hw.h: the
+// BTE TX channel descriptor's ssid_in_use and ssid_max_num,
+// GHAL_TXD_MODE_BTE_FENCE). The runtime orders transfers by waiting for
+// their completion (pgas.Fence is a quiet), so it posts no fenced
+// descriptor and the model has no fence.
+
+// The bits of txn.bte.
+const (
+	bteOn          = 0x80 // a block transfer
+	bteHolding     = 0x40 // its channel is processing it
+	bteAdmitted    = 0x20 // it was given a channel and has not ended
+	bteChannelMask = 0x1f // its channel
+	// maxBTEChannels is the most channels a NIC may have (Params).
+	maxBTEChannels = bteChannelMask + 1
+)
 
 // postBTE hands a put or a get to its NIC's block-transfer engine: the
 // CPU writes the descriptor (BTEPost), which crosses the host interface to
 // the engine's queue.
 func (m *Machine) postBTE(t *txn, p *sim.Proc) {
-	t.bte = true
-	slots := 1 // a get's pacing (bteHeld)
+	t.bte = bteOn
 	if t.kind == pktPut {
-		slots = m.p.BTEReadsOutstanding
+		t.rare().reads = make([]Time, m.p.BTEReadsOutstanding)
 	}
-	t.rare().reads = make([]Time, slots)
 	p.Advance(m.p.BTEPost)
 	m.k.At(t.src.host.ToNIC(p.Clock(), m.p.BTEDescriptorBytes), t.src, nicBTEQueue, t)
 }
@@ -28,24 +54,55 @@ func (n *nic) bteQueue(t *txn) {
 	n.bteStart()
 }
 
-// bteEnd frees the channel of a transfer that completed, for the next
-// queued one.
-func (n *nic) bteEnd() {
-	n.bteActive--
-	n.bteStart()
+// bteRelease frees the channel of transfer t, which has made its last
+// request or has ended, for the next queued transfer. The engine is not
+// woken: a caller outside it (a transfer ending) does that (bteStart).
+func (n *nic) bteRelease(t *txn) {
+	t.bte &^= bteHolding
+	n.bteChanBusy &^= 1 << (t.bte & bteChannelMask)
+	n.bteAdmit()
 }
 
-// bteStart starts queued block transfers while a channel is free.
+// bteEnded counts transfer t, which has ended, out of its NIC's transfers
+// in flight, and frees its channel if it still holds it.
+func (n *nic) bteEnded(t *txn) {
+	if t.bte&bteAdmitted == 0 {
+		return
+	}
+	t.bte &^= bteAdmitted
+	n.bteInFlight--
+	if t.bte&bteHolding != 0 {
+		n.bteRelease(t)
+		n.bteKick()
+	}
+}
+
+// bteStart starts queued block transfers while a channel is free, and
+// wakes the engine.
 func (n *nic) bteStart() {
-	for n.bteActive < n.m.p.BTEChannels && len(n.bteQ) > 0 {
+	n.bteAdmit()
+	n.bteKick()
+}
+
+// bteAdmit gives free channels, lowest first, to queued transfers.
+func (n *nic) bteAdmit() {
+	all := uint64(1)<<n.m.p.BTEChannels - 1
+	for n.bteChanBusy != all && len(n.bteQ) > 0 {
 		t := n.bteQ[0]
 		n.bteQ[0] = nil
 		n.bteQ = n.bteQ[1:]
-		n.bteActive++
-		n.m.stats.BTEMaxActive = max(n.m.stats.BTEMaxActive, int64(n.bteActive))
+		ch := bits.TrailingZeros64(^n.bteChanBusy)
+		n.bteChanBusy |= 1 << ch
+		t.bte = bteOn | bteHolding | bteAdmitted | uint8(ch)
+		n.bteInFlight++
+		n.m.stats.BTEMaxInFlight = max(n.m.stats.BTEMaxInFlight, int64(n.bteInFlight))
+		if n.bteCh == nil {
+			n.bteCh = make([]bteChan, n.m.p.BTEChannels)
+		}
+		active := bits.OnesCount64(n.bteChanBusy)
+		n.m.stats.BTEMaxActive = max(n.m.stats.BTEMaxActive, int64(active))
 		n.bteRun = append(n.bteRun, t)
 	}
-	n.bteKick()
 }
 
 // bteKick makes sure the block-transfer engine runs if it has work.
@@ -76,13 +133,19 @@ func (n *nic) bteSend() {
 		i := n.bteCur % len(n.bteRun)
 		t := n.bteRun[i]
 		if t.done || t.next >= t.npkts {
-			// Every packet made: the transfer keeps its channel until it
-			// completes, but the engine has nothing more to do for it.
+			// Every request made (or the transfer ended): its channel
+			// takes the next queued transfer, which joins the turn.
 			n.bteRun = append(n.bteRun[:i], n.bteRun[i+1:]...)
 			n.bteBurst = 0
+			if t.bte&bteHolding != 0 {
+				n.bteRelease(t)
+			}
 			continue
 		}
-		slot := int(t.next) % len(t.x.reads)
+		slot := 0
+		if t.kind == pktPut {
+			slot = int(t.next) % len(t.x.reads)
+		}
 		if until := n.bteHeld(t, slot, now); until != 0 {
 			// Its channel may not make the request yet: it waits for a
 			// read to come back or for its pacing delay (until > 0), or
@@ -122,10 +185,13 @@ func (n *nic) bteSend() {
 		} else {
 			n.giveBack(&n.bteTagGrant)
 			n.transmit(p)
-			gets := bteGetsInProcess(t)
+			ch := t.bte & bteChannelMask
+			c := &n.bteCh[ch]
+			c.gets += int32(p.cnt)
+			gets := c.gets
 			m.stats.BTEGetsMax = max(m.stats.BTEGetsMax, int64(gets))
-			if q := m.p.BTEGetQuiesce; q > 0 && gets >= q {
-				t.x.reads[0] = now + m.cycles(m.p.BTEGetDelayCycles)
+			if q := m.p.BTEGetQuiesce; q > 0 && int(gets) >= q {
+				c.paced = now + m.cycles(m.p.BTEGetDelayCycles)
 			}
 		}
 		if n.bteBurst++; n.bteBurst >= m.p.BTEBurstPackets {
@@ -153,12 +219,23 @@ func (n *nic) bteSend() {
 // of local memory are limited by BTEReadsOutstanding alone). A get
 // request holds an ORB entry from when the engine makes it (only when an
 // entry is free, so the NIC takes it at once: admit) until its response is
-// back, so a transfer's ORB entries are its gets in process; a put's reads
-// in flight are its read slots not yet back.
+// back (bteGetBack), so a channel's gets in process are the ORB entries of
+// the get transfers it has processed and that have not completed
+// (bteChan.gets); a put's reads in flight are its read slots not yet back.
 
-// bteGetsInProcess is how many of get transfer t's requests are
-// outstanding.
-func bteGetsInProcess(t *txn) int { return int(t.orbHeld) }
+// bteChan is a block-transfer channel's pacing state.
+type bteChan struct {
+	gets  int32 // its get requests in process
+	paced Time  // its next get request waits until then
+}
+
+// bteGetBack counts cnt responses of get transfer t back: its channel has
+// that many fewer gets in process.
+func (n *nic) bteGetBack(t *txn, cnt int) {
+	if t.bte != 0 && t.kind == pktGet {
+		n.bteCh[t.bte&bteChannelMask].gets -= int32(cnt)
+	}
+}
 
 // bteReadsInFlight is how many of put transfer t's reads of local memory
 // are in flight at now.
@@ -172,7 +249,7 @@ func bteReadsInFlight(t *txn, now Time) int {
 	return c
 }
 
-// bteHeld says whether t's channel may make its next request (slot: a
+// bteHeld says whether t's channel may make t's next request (slot: a
 // put's read slot) at now: 0 if it may, the time it may if it waits for a
 // read or its pacing delay, -1 if it waits for a get's response.
 func (n *nic) bteHeld(t *txn, slot int, now Time) Time {
@@ -183,11 +260,12 @@ func (n *nic) bteHeld(t *txn, slot int, now Time) Time {
 		}
 		return 0
 	}
-	if m.p.BTEMaxGets > 0 && bteGetsInProcess(t)+max(int(t.unit), 1) > m.p.BTEMaxGets {
+	c := &n.bteCh[t.bte&bteChannelMask]
+	if m.p.BTEMaxGets > 0 && int(c.gets)+max(int(t.unit), 1) > m.p.BTEMaxGets {
 		return -1
 	}
-	if t.x.reads[0] > now {
-		return t.x.reads[0]
+	if c.paced > now {
+		return c.paced
 	}
 	return 0
 }

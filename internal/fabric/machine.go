@@ -14,25 +14,28 @@ type Stats struct {
 	ChannelUnits int64 // link units sent on links and tiles
 	LinkUnits    int64 // link units sent on links between routers
 	LinkPackets  int64 // packets sent on links between routers
-	BTEMaxActive int64 // the most block transfers active at once on a NIC
-	ORBMax       int64 // the most request packets outstanding at once on a NIC
-	BTEGetsMax   int64 // the most get requests one block transfer had outstanding
-	BTEReadsMax  int64 // the most local reads one block transfer (a put) had in flight
-	Transactions int64 // transactions completed
-	CRCRetries   int64 // packets sent again after a CRC error
-	Dropped      int64 // packets lost for want of a route
-	AMOHits      int64 // AMOs whose word was in the AMO cache
-	AMOMisses    int64 // AMOs whose word was not
-	Hazards      int64 // gets that read around an earlier put (the hazard checker)
-	LinkFailures int64 // channels that failed during the run (FailAt)
-	Lost         int64 // packets lost on the wire of a link that failed
-	Reroutes     int64 // new routing tables put into effect after failures
-	QuiesceTime  Time  // time the network was quiesced for re-routes
-	MsgResends   int64 // short messages sent again after a timeout
-	AMOReplays   int64 // retried AMOs answered from the target's record, not applied again
-	RegFailures  int64 // registrations refused for want of translation-table entries
-	RegPeak      int64 // the most translation-table entries in use at once on a node
-	RegBusy      Time  // time the nodes' registration locks were held, summed over nodes
+	BTEMaxActive int64 // the most block transfers active at once on a NIC (channels processing one)
+	// BTEMaxInFlight is the most block transfers a NIC had in flight at
+	// once: given a channel and not yet complete.
+	BTEMaxInFlight int64
+	ORBMax         int64 // the most request packets outstanding at once on a NIC
+	BTEGetsMax     int64 // the most get requests one block-transfer channel had outstanding
+	BTEReadsMax    int64 // the most local reads one block transfer (a put) had in flight
+	Transactions   int64 // transactions completed
+	CRCRetries     int64 // packets sent again after a CRC error
+	Dropped        int64 // packets lost for want of a route
+	AMOHits        int64 // AMOs whose word was in the AMO cache
+	AMOMisses      int64 // AMOs whose word was not
+	Hazards        int64 // gets that read around an earlier put (the hazard checker)
+	LinkFailures   int64 // channels that failed during the run (FailAt)
+	Lost           int64 // packets lost on the wire of a link that failed
+	Reroutes       int64 // new routing tables put into effect after failures
+	QuiesceTime    Time  // time the network was quiesced for re-routes
+	MsgResends     int64 // short messages sent again after a timeout
+	AMOReplays     int64 // retried AMOs answered from the target's record, not applied again
+	RegFailures    int64 // registrations refused for want of translation-table entries
+	RegPeak        int64 // the most translation-table entries in use at once on a node
+	RegBusy        Time  // time the nodes' registration locks were held, summed over nodes
 }
 
 // Machine is a simulated machine running one job: a simnet.Network (and
@@ -216,7 +219,7 @@ func (s Stats) Counters() map[string]int64 {
 	return map[string]int64{
 		"packets": s.Packets, "transactions": s.Transactions, "crc_retries": s.CRCRetries,
 		"dropped": s.Dropped, "amo_hits": s.AMOHits, "amo_misses": s.AMOMisses,
-		"bte_max_active": s.BTEMaxActive, "orb_max": s.ORBMax, "bte_gets_max": s.BTEGetsMax, "bte_reads_max": s.BTEReadsMax, "hazards": s.Hazards,
+		"bte_max_active": s.BTEMaxActive, "bte_max_in_flight": s.BTEMaxInFlight, "orb_max": s.ORBMax, "bte_gets_max": s.BTEGetsMax, "bte_reads_max": s.BTEReadsMax, "hazards": s.Hazards,
 		"link_failures": s.LinkFailures, "lost_packets": s.Lost, "reroutes": s.Reroutes,
 		"quiesce_ns": int64(s.QuiesceTime / 1000), "msg_resends": s.MsgResends, "amo_replays": s.AMOReplays,
 		"reg_failures": s.RegFailures, "reg_peak_pages": s.RegPeak, "reg_busy_ns": int64(s.RegBusy / 1000),

@@ -57,14 +57,16 @@ type nic struct {
 	orbWait pktQueue // request packets waiting for an ORB entry
 
 	// The block-transfer engine (bte.go).
-	bteQ      []*txn // waiting for a channel
-	bteActive int    // transfers holding a channel
-	bteRun    []*txn // transfers with packets still to make
-	bteCur    int    // whose turn it is
-	bteBurst  int    // packets made in this turn
-	bteBusy   bool   // the engine's next step is scheduled
-	bteNext   Time   // the engine can make a packet from then
-	bteParked bool   // waiting for an ORB entry
+	bteQ        []*txn    // waiting for a channel
+	bteChanBusy uint64    // the channels processing a transfer, a bit each
+	bteCh       []bteChan // each channel's pacing, made at its first transfer
+	bteRun      []*txn    // transfers with packets still to make
+	bteInFlight int       // transfers given a channel that have not ended
+	bteCur      int       // whose turn it is
+	bteBurst    int       // packets made in this turn
+	bteBusy     bool      // the engine's next step is scheduled
+	bteNext     Time      // the engine can make a packet from then
+	bteParked   bool      // waiting for an ORB entry
 
 	// amoDone and amoLog are the record of applied AMOs (amo.go), kept
 	// on machines whose links may fail.

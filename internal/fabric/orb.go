@@ -47,6 +47,7 @@ func (n *nic) orbRelease(t *txn, cnt int) {
 	}
 	t.orbHeld -= int32(cnt)
 	n.orbUsed -= cnt
+	n.bteGetBack(t, cnt)
 	for n.orbWait.front() != nil && n.orbRoom(int(n.orbWait.front().cnt)) {
 		n.transmit(n.orbWait.pop())
 	}

@@ -79,8 +79,9 @@ type Params struct {
 	// transaction's first request, RMTCycles the receive pipeline's for
 	// its first request at the target.
 	SSIDCycles, RMTCycles int64
-	// BTEChannels is how many block transfers a NIC serves at once (the
-	// rest queue); BTEReadsOutstanding how many local reads one keeps in
+	// BTEChannels is how many block transfers a NIC processes at once
+	// (the rest queue; at most 64), each until it has made its last
+	// request; BTEReadsOutstanding how many local reads one keeps in
 	// flight for put data; BTEBurstPackets how many packets the engine
 	// makes for one before it turns to the next.
 	BTEChannels, BTEReadsOutstanding, BTEBurstPackets int
@@ -179,6 +180,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("packet data %d, NIC clock %d Hz, page %d bytes: not positive", p.MaxPacketData, p.NICClockHz, p.PageBytes)
 	case p.BTEChannels < 1 || p.BTEReadsOutstanding < 1 || p.BTEBurstPackets < 1:
 		return fmt.Errorf("BTE channels %d, reads %d, burst %d: not positive", p.BTEChannels, p.BTEReadsOutstanding, p.BTEBurstPackets)
+	case p.BTEChannels > maxBTEChannels:
+		return fmt.Errorf("BTE channels %d: more than %d", p.BTEChannels, maxBTEChannels)
 	case p.BTEMaxGets < 0 || p.BTEGetQuiesce < 0 || p.BTEGetDelayCycles < 0 || (p.BTEMaxGets > 0 && p.BTEGetQuiesce > p.BTEMaxGets):
 		return fmt.Errorf("BTE pacing: at most %d gets, quiesce at %d, delay %d cycles", p.BTEMaxGets, p.BTEGetQuiesce, p.BTEGetDelayCycles)
 	case p.ORBEntries < 1 || p.AMOCacheEntries < 1 || p.AMOFetchesOutstanding < 1:

@@ -64,8 +64,11 @@ type txn struct {
 	// (releaseTxn).
 	refs int32
 
-	kind        pktKind // of its requests
-	bte         bool
+	kind pktKind // of its requests
+	// bte is nonzero for a block transfer: bteOn, with the channel that
+	// processes its descriptor in the bits of bteChannelMask, and
+	// bteHolding while the channel does (bte.go).
+	bte         uint8
 	remoteEvent bool
 	// An AMO's operation (its operands are in x).
 	amo      conduit.AMOOp
@@ -300,7 +303,7 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 // transfers and messages (whose lives go on after the completion), and a
 // transaction that did not succeed.
 func (m *Machine) recyclable(t *txn) bool {
-	return !m.lossy && m.hazards == nil && m.trace == nil && t.d != nil && !t.bte && t.kind != pktMsg &&
+	return !m.lossy && m.hazards == nil && m.trace == nil && t.d != nil && t.bte == 0 && t.kind != pktMsg &&
 		t.status == conduit.StatusOK
 }
 
@@ -449,9 +452,7 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 		s, detail = t.status, t.detail()
 	}
 	n.orbRelease(t, int(t.orbHeld))
-	if t.bte {
-		n.bteEnd()
-	}
+	n.bteEnded(t)
 	n.m.stats.Transactions++
 	n.m.hazards.ended(t)
 	if n.m.trace != nil {
