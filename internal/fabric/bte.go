@@ -56,7 +56,7 @@ func (n *nic) bteQueue(t *txn) {
 
 // bteRelease frees the channel of transfer t, which has made its last
 // request or has ended, for the next queued transfer. The engine is not
-// woken: a caller outside it (a transfer ending) does that (bteStart).
+// woken: a caller outside it (a transfer ending, bteEnded) does that.
 func (n *nic) bteRelease(t *txn) {
 	t.bte &^= bteHolding
 	n.bteChanBusy &^= 1 << (t.bte & bteChannelMask)
@@ -86,6 +86,9 @@ func (n *nic) bteStart() {
 
 // bteAdmit gives free channels, lowest first, to queued transfers.
 func (n *nic) bteAdmit() {
+	if len(n.bteQ) > 0 && n.bteCh == nil {
+		n.bteCh = make([]bteChan, n.m.p.BTEChannels)
+	}
 	all := uint64(1)<<n.m.p.BTEChannels - 1
 	for n.bteChanBusy != all && len(n.bteQ) > 0 {
 		t := n.bteQ[0]
@@ -96,9 +99,6 @@ func (n *nic) bteAdmit() {
 		t.bte = bteOn | bteHolding | bteAdmitted | uint8(ch)
 		n.bteInFlight++
 		n.m.stats.BTEMaxInFlight = max(n.m.stats.BTEMaxInFlight, int64(n.bteInFlight))
-		if n.bteCh == nil {
-			n.bteCh = make([]bteChan, n.m.p.BTEChannels)
-		}
 		active := bits.OnesCount64(n.bteChanBusy)
 		n.m.stats.BTEMaxActive = max(n.m.stats.BTEMaxActive, int64(active))
 		n.bteRun = append(n.bteRun, t)

@@ -65,9 +65,9 @@ type txn struct {
 	refs int32
 
 	kind pktKind // of its requests
-	// bte is nonzero for a block transfer: bteOn, with the channel that
-	// processes its descriptor in the bits of bteChannelMask, and
-	// bteHolding while the channel does (bte.go).
+	// bte is nonzero for a block transfer: bteOn, with the channel given
+	// it in the bits of bteChannelMask, bteAdmitted from then until it
+	// ends, and bteHolding while the channel processes it (bte.go).
 	bte         uint8
 	remoteEvent bool
 	// An AMO's operation (its operands are in x).
@@ -98,9 +98,8 @@ type txnRare struct {
 	// attempt's), by which a machine whose links may fail applies it once.
 	operand, compare uint64
 	id               uint64
-	// reads is a block transfer's: a put's reads in flight, by slot, when
-	// each is back; a get's one entry, when its channel may make its next
-	// request (the pacing of bte.go).
+	// reads is a block-transfer put's reads in flight, by slot: when each
+	// is back (a get's pacing is its channel's, bte.go).
 	reads  []Time
 	detail string
 }
