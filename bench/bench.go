@@ -627,6 +627,7 @@ func issueWindow(pe *pgas.PE, put bool, target int, dst int64, local []byte, siz
 	for x := range hs {
 		off := int64(x%slots) * int64(size)
 		b := local[off : off+int64(size)]
+		traceBuffer(size, b)
 		if put {
 			hs[x], err = pe.PutNB(target, dst+off, b)
 		} else {
@@ -644,6 +645,7 @@ func windowNBI(pe *pgas.PE, put bool, target int, dst int64, local []byte, size,
 	for x := range n {
 		off := int64(x%slots) * int64(size)
 		b := local[off : off+int64(size)]
+		traceBuffer(size, b)
 		var err error
 		if put {
 			err = pe.PutNBI(target, dst+off, b)

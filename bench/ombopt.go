@@ -177,21 +177,28 @@ func (s Setup) logMismatches(rank, size, k int, typ string, bad []mismatch) erro
 	return f.Close()
 }
 
-// Buffers chooses the buffers of the two-sided benchmarks (OSU's -b).
+// Buffers chooses the buffers of the two-sided benchmarks (OSU's -b) and
+// of the one-sided bandwidth tests (PutBW, GetBW, PutBiBW).
 type Buffers uint8
 
 const (
 	// BuffersWindow, the zero value, is pgasbench's own choice: latency
 	// reuses one buffer; the bandwidth tests give each message of a
-	// window its own slot of one buffer.
+	// window its own slot of one buffer (up to slotBytes per window;
+	// beyond it the slots are reused in turn), on both sides.
 	BuffersWindow Buffers = iota
 	// BuffersSingle is OSU's -b single (its default): one send and one
-	// receive buffer for every message of every window.
+	// receive buffer for every message of every window. In the one-sided
+	// bandwidth tests every operation of a window moves the same local
+	// bytes to (or from) the same remote bytes, as OSU's osu_put_bw,
+	// osu_get_bw and osu_put_bibw do: a working set of one message, where
+	// the slots of BuffersWindow make it a window's worth.
 	BuffersSingle
 	// BuffersMultiple is OSU's -b multiple: buffers allocated afresh for
 	// each message size and, in the bandwidth tests, a distinct buffer for
 	// each message of a window (up to slotBytes per window; beyond it they
-	// are reused in turn).
+	// are reused in turn). The one-sided bandwidth tests then use
+	// BuffersWindow's slots.
 	BuffersMultiple
 )
 
@@ -225,7 +232,8 @@ func parseChoice[T any](what, s string, cs []choice[T]) (T, error) {
 }
 
 // bufferTrace, when not nil (tests), sees the send buffer of every
-// message the two-sided benchmarks send.
+// message the two-sided benchmarks send, and the local buffer of every
+// operation of the one-sided bandwidth tests' windows.
 var bufferTrace func(size int, buf []byte)
 
 func traceBuffer(size int, buf []byte) {

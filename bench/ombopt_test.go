@@ -60,6 +60,28 @@ func TestBuffers(t *testing.T) {
 	}
 }
 
+// The one-sided bandwidth tests: -b single (the CLI's default, OSU's
+// layout) moves every operation of a window from and to the same bytes;
+// -b multiple, and the library's default, a slot per operation.
+func TestOneSidedBuffers(t *testing.T) {
+	for _, c := range []struct {
+		b    bench.Buffers
+		want int
+	}{{bench.BuffersSingle, 1}, {bench.BuffersMultiple, 4}, {bench.BuffersWindow, 4}} {
+		s := quick("smp")
+		s.Buffers = c.b
+		for name, f := range map[string]func(bench.Setup, []int) (*bench.Result, error){"put_bw": bench.PutBW, "get_bw": bench.GetBW, "put_bibw": bench.BiBW} {
+			want := c.want
+			if name == "put_bibw" {
+				want *= 2 // both PEs put, each from its own buffers
+			}
+			seen := traced(t, func() error { _, err := f(s, []int{8, 16}); return err })
+			assert.Len(t, seen[8], want, "%s, buffers %d: local buffers of a window of 4", name, c.b)
+			assert.Len(t, seen[16], want, "%s, buffers %d", name, c.b)
+		}
+	}
+}
+
 // -u: under -c every iteration runs 1+N times, the first N untimed.
 func TestValidationWarmup(t *testing.T) {
 	s := quick("smp")

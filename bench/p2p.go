@@ -183,8 +183,9 @@ func (s Setup) latencySweep(pe *pgas.PE, r *Result, sizes []int, div float64, op
 }
 
 // PutBW is the bandwidth of windows of non-blocking puts from rank 0 to
-// distinct slots of its peer, each window then waited for, in MB/s; Rate
-// is puts per second.
+// its peer, each window then waited for, in MB/s; Rate is puts per
+// second. The operations of a window go from and to distinct slots, or
+// all from and to the same bytes under BuffersSingle (OSU's layout).
 func PutBW(s Setup, sizes []int) (*Result, error) {
 	return rmaBW(s, sizes, "put_bw", "OSU gopgas Put Bandwidth Test", true, false)
 }
@@ -205,6 +206,9 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 	hi := maxSize(sizes)
 	w := s.window()
 	area := int64(slots(w, hi) * max(hi, 1))
+	if s.Buffers == BuffersSingle {
+		area = int64(max(hi, 1))
+	}
 	j := p2pJob(name, title, "MB/s", "Bandwidth (MB/s)", sizes, 2*area)
 	// put_bibw's zero Setup keeps its plain windows (each side waits for
 	// its own); OSU's default, pscw, is asked for explicitly (the CLI does).
@@ -245,6 +249,9 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, false)
 			ns := slots(w, size)
+			if s.Buffers == BuffersSingle {
+				ns = 1
+			}
 			ops := func(how issue) ([]pgas.Handle, error) {
 				if how == issueImplicit {
 					return nil, windowNBI(pe, put, target, dst, local, size, ns, w)

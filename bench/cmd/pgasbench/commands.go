@@ -71,7 +71,8 @@ func (bf benchFlags) define(o *options, fs *flag.FlagSet) {
 }
 
 // ombSets are the OSU 7.4 options each benchmark takes, as its OSU
-// counterpart.
+// counterpart, and -b on the one-sided bandwidth tests (gopgas's: OSU's
+// have only its single layout, the CLI's default there).
 var ombSets = map[string]ombSet{
 	"latency":     ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
 	"bw":          ombBuffers | ombValWarm | ombType | ombGraph | ombDDT | ombTestCall,
@@ -80,9 +81,9 @@ var ombSets = map[string]ombSet{
 	"multi_lat":   ombBuffers | ombValWarm | ombType | ombGraph | ombDDT,
 	"put_latency": ombWindow | ombGraph,
 	"get_latency": ombWindow | ombGraph,
-	"put_bw":      ombWindow | ombGraph,
-	"get_bw":      ombWindow | ombGraph,
-	"put_bibw":    ombWindow | ombGraph,
+	"put_bw":      ombBuffers | ombWindow | ombGraph,
+	"get_bw":      ombBuffers | ombWindow | ombGraph,
+	"put_bibw":    ombBuffers | ombWindow | ombGraph,
 	"fop_latency": ombWindow | ombType | ombGraph,
 	"cas_latency": ombWindow | ombType | ombGraph,
 	"acc_latency": ombWindow | ombType | ombGraph,

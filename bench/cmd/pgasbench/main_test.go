@@ -152,7 +152,7 @@ func TestUsageErrors(t *testing.T) {
 		{"put_bw", "-w", "shared"},
 		{"put_bw", "-s", "none"},
 		{"put_bibw", "-s", "lock"},
-		{"put_bw", "-b", "multiple"},
+		{"put_bw", "-b", "double"},
 		{"allreduce", "-a", "4"},
 		{"allreduce", "-M", "x"},
 		{"bcast", "-l"},

@@ -11,7 +11,8 @@ import (
 )
 
 // ombSet says which of OSU 7.4's further options a benchmark takes, as
-// its OSU counterpart does.
+// its OSU counterpart does (and -b on the one-sided bandwidth tests,
+// whose OSU counterparts have one layout: single).
 type ombSet uint16
 
 const (
@@ -97,7 +98,10 @@ func ombFlags(o *options, fs *flag.FlagSet, set ombSet) {
 		fs.StringVar(p, short, def, usage)
 		fs.StringVar(p, long, def, "same as -"+short)
 	}
-	if set&ombBuffers != 0 {
+	switch {
+	case set&ombBuffers != 0 && set&ombWindow != 0:
+		both(&x.buffers, "b", "buffer-num", "single", "buffers (gopgas's; OSU's one-sided tests have only single): single (every operation of a window from and to the same bytes, as OSU's) or multiple (a distinct slot per operation of a window on both sides, up to 64 MiB per window)")
+	case set&ombBuffers != 0:
 		both(&x.buffers, "b", "buffer-num", "single", "buffers: single (one send and one receive buffer for every message, OSU's default) or multiple (buffers allocated afresh for each size and, in the bandwidth tests, one per message of a window, up to 64 MiB per window)")
 	}
 	if set&ombValWarm != 0 {
@@ -187,7 +191,7 @@ func (o *options) applyOMB(s *bench.Setup) (types []bench.Datatype, err error) {
 		if s.Buffers, err = bench.ParseBuffers(x.buffers); err != nil {
 			return nil, usagef("-b %s: want single or multiple", x.buffers)
 		}
-	} else if o.cmd.name == "latency" || o.cmd.name == "bw" || o.cmd.name == "bibw" || o.cmd.name == "mbw_mr" || o.cmd.name == "multi_lat" {
+	} else if ombSets[o.cmd.name]&ombBuffers != 0 {
 		s.Buffers = bench.BuffersSingle
 	}
 	if o.given["R"] && x.printRate != 0 && x.printRate != 1 {
