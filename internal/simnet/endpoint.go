@@ -31,7 +31,7 @@ type Endpoint struct {
 	regions memreg.Table
 	nextID  uint32
 
-	localCQ, remoteCQ []conduit.Event
+	localCQ, remoteCQ cq // their blocks come from the job's cqFree
 
 	inboxes map[int]*inbox // by sender; made for the first message
 	// leftover: a poll returned a full burst and left events or messages
@@ -209,16 +209,13 @@ func (e *Endpoint) PollRemoteCQ(evs []conduit.Event) int {
 	return e.pollCQ(&e.remoteCQ, evs)
 }
 
-func (e *Endpoint) pollCQ(q *[]conduit.Event, evs []conduit.Event) int {
+func (e *Endpoint) pollCQ(q *cq, evs []conduit.Event) int {
 	e.proc.Advance(e.job.costs.PollCQ)
 	if e.proc.Sync() != nil {
 		return 0
 	}
-	n := copy(evs, *q)
-	rest := copy(*q, (*q)[n:])
-	clear((*q)[rest:])
-	*q = (*q)[:rest]
-	if rest > 0 {
+	n := q.pop(&e.job.cqFree, evs)
+	if q.len() > 0 {
 		e.leftover = true
 	}
 	return n
@@ -381,7 +378,7 @@ func (e *Endpoint) wake() {
 
 // CompleteLocal queues the completion of a descriptor this PE posted.
 func (e *Endpoint) CompleteLocal(d *conduit.PostDesc, status conduit.Status, detail string) {
-	e.localCQ = append(e.localCQ, conduit.Event{Desc: d, Status: status, Detail: detail})
+	e.localCQ.push(&e.job.cqFree, conduit.Event{Desc: d, Status: status, Detail: detail})
 	e.wake()
 }
 
@@ -404,7 +401,7 @@ var _ conduit.MessageFailures = (*Endpoint)(nil)
 
 // RemoteEvent queues a destination-side event.
 func (e *Endpoint) RemoteEvent(source int, data uint64) {
-	e.remoteCQ = append(e.remoteCQ, conduit.Event{Source: source, Data: data})
+	e.remoteCQ.push(&e.job.cqFree, conduit.Event{Source: source, Data: data})
 	e.wake()
 }
 

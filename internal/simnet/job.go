@@ -27,6 +27,7 @@ type Job struct {
 	Offload Offloader
 	done    int
 	started bool
+	cqFree  cqFree // the blocks of the PEs' completion queues (cq.go)
 }
 
 // NewJob builds a job of cfg.PEs endpoints on net for the backend named
