@@ -205,10 +205,15 @@ func BiBW(s Setup, sizes []int) (*Result, error) {
 func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, error) {
 	hi := maxSize(sizes)
 	w := s.window()
-	area := int64(slots(w, hi) * max(hi, 1))
-	if s.Buffers == BuffersSingle {
-		area = int64(max(hi, 1))
+	// A window's operations use slotsOf(size) distinct slots: one in
+	// OSU's layout (BuffersSingle).
+	slotsOf := func(size int) int {
+		if s.Buffers == BuffersSingle {
+			return 1
+		}
+		return slots(w, size)
 	}
+	area := int64(slotsOf(hi) * max(hi, 1))
 	j := p2pJob(name, title, "MB/s", "Bandwidth (MB/s)", sizes, 2*area)
 	// put_bibw's zero Setup keeps its plain windows (each side waits for
 	// its own); OSU's default, pscw, is asked for explicitly (the CLI does).
@@ -248,10 +253,7 @@ func rmaBW(s Setup, sizes []int, name, title string, put, both bool) (*Result, e
 		hs := make([]pgas.Handle, w)
 		for i, size := range sizes {
 			iters, skip := s.iterations(size, false)
-			ns := slots(w, size)
-			if s.Buffers == BuffersSingle {
-				ns = 1
-			}
+			ns := slotsOf(size)
 			ops := func(how issue) ([]pgas.Handle, error) {
 				if how == issueImplicit {
 					return nil, windowNBI(pe, put, target, dst, local, size, ns, w)
