@@ -343,9 +343,9 @@ const txnStock = 8
 // txnSlab is how many transactions stockTxns makes at once.
 const txnSlab = 51
 
-// stockTxns fills the free list up to txnStock transactions. The kernel
-// calls it on its own stack before a PE runs (sim.Kernel.BeforePE), so
-// that a post takes its transaction from the list rather than allocate it
+// stockTxns keeps at least txnStock transactions on the free list. The
+// kernel calls it on its own stack before a PE runs (sim.Kernel.BeforePE),
+// so that a post takes its transaction from the list rather than allocate it
 // on the PE's stack, whose first 2 KiB the runtime's allocation slow path
 // would overflow (docs/scale.md).
 //
