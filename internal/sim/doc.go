@@ -23,11 +23,12 @@
 //
 // # Where things live
 //
-//   - kernel.go: the Kernel and its event queue (a 4-ary heap of one-word
-//     keys over a slab of event bodies): At and After schedule an event
-//     for an Actor, Step and RunUntil process them, Now and Events tell
-//     where the run is, and Rand is the seeded random source every random
-//     choice of a model must take.
+//   - kernel.go: the Kernel and its slab of event bodies: At and After
+//     schedule an event for an Actor, Step and RunUntil process them, Now
+//     and Events tell where the run is, and Rand is the seeded random
+//     source every random choice of a model must take.
+//   - queue.go: the pending events' keys, a radix heap that takes the
+//     least key first, exactly as a binary heap would.
 //   - proc.go: Proc, a PE run as a coroutine (Spawn, Advance, Sync, Block,
 //     Wake), and the running of a job: Run until every PE has returned,
 //     the end of a job by a PE's failure, a deadlock (every PE blocked, no

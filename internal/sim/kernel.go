@@ -17,11 +17,11 @@ type Actor interface {
 	Fire(code int32, data any)
 }
 
-// The queue is a 4-ary min-heap of 64-bit keys: the event's time (relative
-// to a base the kernel moves forward) above the slot of its body in a slab.
-// One-word keys make the heap's comparisons branch-free; events at the same
-// time run in the order of their slots, which is deterministic though not
-// the order they were scheduled in.
+// The pending events are 64-bit keys in a priority queue (queue.go): the
+// event's time (relative to a base the kernel moves forward) above the slot
+// of its body in a slab. Events at the same time run in the order of their
+// slots, which is deterministic though not the order they were scheduled
+// in.
 const (
 	slotBits = 22 // at most 4M pending events
 	slotMask = 1<<slotBits - 1
@@ -39,15 +39,11 @@ type body struct {
 	data any
 }
 
-// heapChunk is the smallest room the heap is made with; it doubles as it
-// fills (the run's garbage from its growth is then less than its size).
-const heapChunk = 1 << 10
-
 // Kernel is a discrete-event simulator.
 type Kernel struct {
-	now  Time
-	base Time     // keys hold times relative to it
-	heap []uint64 // time-base << slotBits | slot
+	now   Time
+	base  Time  // keys hold times relative to it
+	queue queue // time-base << slotBits | slot
 	// slab is the event bodies, in chunks of bodyChunk made as the
 	// pending events first need them (so that growing it copies nothing
 	// and leaves no garbage); slots counts the slots made.
@@ -102,7 +98,7 @@ func (k *Kernel) Observe(f func(Time, Actor)) { k.observe = f }
 func (k *Kernel) BeforePE(f func()) { k.beforePE = f }
 
 // Pending is the number of events not yet processed.
-func (k *Kernel) Pending() int { return len(k.heap) }
+func (k *Kernel) Pending() int { return k.queue.len() }
 
 // At schedules an event for a at time t, which must not be in the past.
 //
@@ -123,7 +119,7 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 	}
 	b := &k.slab[slot/bodyChunk][slot%bodyChunk]
 	b.a, b.code, b.data = a, code, data
-	k.push(uint64(t-k.base)<<slotBits | uint64(slot))
+	k.queue.push(uint64(t-k.base)<<slotBits | uint64(slot))
 }
 
 // farAt checks an event's time t that is in the past or beyond the
@@ -161,9 +157,7 @@ func (k *Kernel) newSlot() uint32 {
 // or after now, so no key underflows and their order is kept.
 func (k *Kernel) rebase() {
 	d := uint64(k.now-k.base) << slotBits
-	for i := range k.heap {
-		k.heap[i] -= d
-	}
+	k.queue.shift(d)
 	k.base = k.now
 }
 
@@ -172,89 +166,18 @@ func (k *Kernel) After(d Time, a Actor, code int32, data any) { k.At(k.now+d, a,
 
 // next is the time of the earliest pending event, or -1.
 func (k *Kernel) next() Time {
-	if len(k.heap) == 0 {
+	if k.queue.len() == 0 {
 		return -1
 	}
-	return k.base + Time(k.heap[0]>>slotBits)
-}
-
-func (k *Kernel) push(e uint64) {
-	h := k.heap
-	if len(h) == cap(h) {
-		h = k.growHeap()
-	}
-	h = h[:len(h)+1]
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if e >= h[p] {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = e
-	k.heap = h
-}
-
-// growHeap is the heap with twice its room (at least heapChunk).
-//
-//go:noinline
-func (k *Kernel) growHeap() []uint64 {
-	h := make([]uint64, len(k.heap), max(2*cap(k.heap), heapChunk))
-	copy(h, k.heap)
-	return h
-}
-
-func (k *Kernel) pop() uint64 {
-	h := k.heap
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m, v := c, h[c]
-		if c+3 < n {
-			if w := h[c+1]; w < v {
-				m, v = c+1, w
-			}
-			if w := h[c+2]; w < v {
-				m, v = c+2, w
-			}
-			if w := h[c+3]; w < v {
-				m, v = c+3, w
-			}
-		} else {
-			for j := c + 1; j < n; j++ {
-				if w := h[j]; w < v {
-					m, v = j, w
-				}
-			}
-		}
-		if v >= last {
-			break
-		}
-		h[i] = v
-		i = m
-	}
-	if n > 0 {
-		h[i] = last
-	}
-	k.heap = h
-	return top
+	return k.base + Time(k.queue.min()>>slotBits)
 }
 
 // Step processes the earliest event and reports whether there was one.
 func (k *Kernel) Step() bool {
-	if len(k.heap) == 0 {
+	if k.queue.len() == 0 {
 		return false
 	}
-	e := k.pop()
+	e := k.queue.pop()
 	slot := uint32(e & slotMask)
 	bp := &k.slab[slot/bodyChunk][slot%bodyChunk]
 	b := *bp
@@ -271,7 +194,7 @@ func (k *Kernel) Step() bool {
 
 // RunUntil processes events up to and including time t.
 func (k *Kernel) RunUntil(t Time) {
-	for len(k.heap) > 0 && k.next() <= t {
+	for k.queue.len() > 0 && k.next() <= t {
 		k.Step()
 	}
 	if k.now < t {

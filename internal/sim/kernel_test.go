@@ -237,21 +237,16 @@ func TestFreeSlotsLastFreedFirst(t *testing.T) {
 	for i := range 4 {
 		k.At(Time(10+i), a, 0, nil)
 	}
-	var slots []uint64
-	for _, e := range k.heap {
-		slots = append(slots, e&slotMask)
-	}
-	require.ElementsMatch(t, []uint64{0, 1, 2, 3}, slots)
 	// The first event scheduled (the earliest) took the slot freed last.
 	for want := 3; want >= 0; want-- {
-		require.EqualValues(t, want, k.pop()&slotMask)
+		require.EqualValues(t, want, k.queue.pop()&slotMask)
 	}
 
 	k = New(1)
 	for i := range 5000 {
 		k.At(Time(i), a, 0, nil)
 	}
-	require.LessOrEqual(t, cap(k.heap), 2*5000, "the heap doubles as it grows")
+	require.LessOrEqual(t, k.queue.made, 5000/chunkKeys+buckets, "the queue holds its keys in chunks")
 	allocs := testing.AllocsPerRun(100, func() {
 		k.Step()
 		k.After(5000, a, 0, nil)

@@ -253,7 +253,7 @@ const wallCheckEvery = 4096
 // time limit or the wall-clock limit has passed, and reports whether it
 // did.
 func (k *Kernel) overLimit() bool {
-	if k.simLimit > 0 && len(k.heap) > 0 && k.next() > k.simLimit {
+	if k.simLimit > 0 && k.queue.len() > 0 && k.next() > k.simLimit {
 		k.abortErr = k.limitError("simulated time limit", k.simLimit.String())
 		return true
 	}

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestQueueTakesLeastKey: over random mixes of pushes, looks (min), pops
+// and shifts, shaped like a kernel's (keys a short random time ahead of
+// the last taken, some at its time with a lower slot, some after a look
+// has moved the floor ahead), the queue takes exactly the least pending
+// key every time, as a sorted reference does.
+func TestQueueTakesLeastKey(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var q queue
+		var ref []uint64 // pending keys, sorted
+		used := map[uint64]bool{}
+		now, last := uint64(0), uint64(0) // the last key taken, and its time
+		push := func(e uint64) {
+			if used[e] {
+				return
+			}
+			used[e] = true
+			q.push(e)
+			i, _ := slices.BinarySearch(ref, e)
+			ref = slices.Insert(ref, i, e)
+		}
+		for step := range 20000 {
+			switch r := rng.IntN(100); {
+			case r < 45: // an event ahead, near or far
+				ahead := uint64(rng.IntN(1 << (1 + rng.IntN(30))))
+				push((now+ahead)<<slotBits | uint64(rng.IntN(1<<slotBits)))
+			case r < 50: // an event at the time of the last taken
+				push(now<<slotBits | uint64(rng.IntN(64)))
+			case r < 55: // a key next to the last taken, either side
+				if e := last + uint64(rng.IntN(17)) - 8; e>>slotBits == now {
+					push(e)
+				}
+			case r < 60: // a look, which may move the floor ahead
+				if len(ref) > 0 {
+					require.Equal(t, ref[0], q.min(), "seed %d step %d: min", seed, step)
+				}
+			case r < 99:
+				if len(ref) > 0 {
+					e := q.pop()
+					require.Equal(t, ref[0], e, "seed %d step %d: pop", seed, step)
+					ref = ref[1:]
+					delete(used, e)
+					now, last = e>>slotBits, e
+				}
+			default: // the kernel's base moves up to now
+				d := now << slotBits
+				q.shift(d)
+				for i := range ref {
+					ref[i] -= d
+				}
+				moved := map[uint64]bool{}
+				for e := range used {
+					moved[e-d] = true
+				}
+				used, now, last = moved, 0, last-d
+			}
+			require.Equal(t, len(ref), q.len(), "seed %d step %d: len", seed, step)
+		}
+		for len(ref) > 0 {
+			require.Equal(t, ref[0], q.pop())
+			ref = ref[1:]
+		}
+		require.Zero(t, q.len())
+	}
+}
+
+// TestQueueMemoryBounded: the queue's chunks are those of its most
+// pending keys, plus one per bucket, and a queue that keeps the same
+// number pending allocates nothing.
+func TestQueueMemoryBounded(t *testing.T) {
+	var q queue
+	rng := rand.New(rand.NewPCG(3, 4))
+	const pending = 100_000
+	now := uint64(0)
+	slot := uint64(0)
+	next := func() uint64 {
+		slot = (slot + 1) & slotMask
+		return (now+uint64(rng.IntN(1<<20)))<<slotBits | slot
+	}
+	for range pending {
+		q.push(next())
+	}
+	cycle := func() {
+		now = q.pop() >> slotBits
+		q.push(next())
+	}
+	for range 10 * pending {
+		cycle()
+	}
+	require.LessOrEqual(t, q.made, pending/chunkKeys+2*buckets)
+	require.Zero(t, testing.AllocsPerRun(1000, cycle))
+}
