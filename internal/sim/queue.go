@@ -45,15 +45,19 @@ type queue struct {
 	side []uint64        // a binary min-heap of the keys below the floor
 }
 
-// chunkKeys is how many keys a chunk of a bucket holds (2 KiB).
-const chunkKeys = 256
+// chunkKeys is how many keys a chunk of a bucket holds: with its count
+// and link first, a chunk is 256 bytes (four cache lines), the first
+// holding the count and the first keys. Larger chunks were no faster on a
+// calibration scenario (1.58 CPU s with 254 keys against 1.56 with 30,
+// medians of five runs) and cost a sparse bucket more.
+const chunkKeys = 30
 
 // chunk is part of a bucket: keys[:n], and next, the chunk before it in
 // the bucket (or, free, the next free chunk).
 type chunk struct {
-	keys [chunkKeys]uint64
 	n    int
 	next *chunk
+	keys [chunkKeys]uint64
 }
 
 // len is the number of pending keys.
