@@ -169,6 +169,7 @@ func TestMPISuite(t *testing.T) {
 	t.Run("bad-input", mpiBadInput)
 	t.Run("failure", mpiFailure)
 	t.Run("deadlock", mpiDeadlock)
+	t.Run("busy-peer", mpiBusyPeer)
 	t.Run("msg", mpiMsg)
 }
 
@@ -210,6 +211,39 @@ func mpiNodes(t *testing.T, want string) {
 			}
 		}
 		return pe.Barrier()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mpiBusyPeer: a receive that must ask the sender where its buffer lies
+// waits for as long as the sender computes, here four stall timeouts,
+// and ends well: a PE that computes is busy, not stalled, so the job is
+// not deadlocked.
+func mpiBusyPeer(t *testing.T) {
+	cfg := mpiCfg(t)
+	cfg.StallTimeout = 500 * time.Millisecond
+	const n = 20000 // rendezvous: the receiver reads the sender's buffer
+	err := pgas.Run(cfg, func(pe *pgas.PE) error {
+		switch pe.Rank() {
+		case 1:
+			h, err := pe.Isend(0, 9, msgPattern(n, 1))
+			if err != nil {
+				return err
+			}
+			time.Sleep(4 * cfg.StallTimeout) // computing: not in the runtime
+			return h.Wait()
+		case 0:
+			b := make([]byte, n)
+			if _, err := pe.Recv(1, 9, b); err != nil {
+				return err
+			}
+			if !bytes.Equal(b, msgPattern(n, 1)) {
+				return errors.New("PE 0: the message from PE 1 is wrong")
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

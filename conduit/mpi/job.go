@@ -10,6 +10,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -70,8 +71,9 @@ type job struct {
 	nodes     int
 	nodeRank  int // rank in the node's communicator
 	nodeRanks []int
-	// oversubscribed: more processes on this node than processors, so
-	// waits yield the processor after every unproductive poll.
+	// oversubscribed: more processes on this host than processors, so
+	// waits yield the processor after every poll and resched stays out of
+	// Go's scheduler.
 	oversubscribed bool
 	noDynamic      bool // a job of one process without a dynamic window (postSelf)
 	seg            []byte
@@ -216,7 +218,22 @@ func (j *job) open() error {
 			}
 		}
 	}
-	j.oversubscribed = int(nsize) > runtime.NumCPU()
+	// Oversubscribed: more of the job's processes on this host than it
+	// has processors. Counted by host name, not by MPI's node (nsize):
+	// MPICH's cliques split one host into several nodes, and their
+	// processes share its processors all the same.
+	host, _ := os.Hostname()
+	hosts := make([]C.int, j.size)
+	if err := check("MPI_Allgather (host of every rank)", j.rank, C.gp_allgather_int(C.int(int32(hashString(host))), &hosts[0])); err != nil {
+		return err
+	}
+	onHost := 0
+	for _, h := range hosts {
+		if h == hosts[j.rank] {
+			onHost++
+		}
+	}
+	j.oversubscribed = max(onHost, int(nsize)) > runtime.NumCPU()
 	var unified C.int
 	// Without direct access the segment is an MPI_Win_allocate window with
 	// MPICH (its fastest RMA); Open MPI 4.1 crashed in MPI_Win_sync on
@@ -442,6 +459,7 @@ func (j *job) teardown() error {
 		if i%slowEvery == 0 {
 			j.dl.check(time.Now())
 		}
+		j.pause(i)
 	}
 	// Complete whatever is still in flight.
 	keep(check("MPI_Win_flush_all (segment)", j.rank, C.gp_flush_all(j.c, 0, 0)))
@@ -459,7 +477,7 @@ func (j *job) teardown() error {
 		proc.broken.Store(true)
 		return firstErr
 	}
-	for {
+	for i := 1; ; i++ {
 		var done C.int
 		if err := check("MPI_Test (message counts at exit)", j.rank, C.gp_exit_test(j.c, &done)); err != nil {
 			keep(err)
@@ -471,14 +489,16 @@ func (j *job) teardown() error {
 		}
 		j.pollCtl()
 		ep.drainAM()
+		j.pause(i)
 	}
 	wantCtl := int64(C.gp_exit_count(j.c, C.int(j.rank)))
 	wantAM := int64(C.gp_exit_count(j.c, C.int(j.size+j.rank)))
 	deadline := time.Now().Add(j.stall)
-	for j.ctlRecv < wantCtl || j.amRecv < wantAM || j.c.nactive > 0 {
+	for i := 1; j.ctlRecv < wantCtl || j.amRecv < wantAM || j.c.nactive > 0; i++ {
 		j.pollCtl()
 		ep.drainAM()
 		ep.reap()
+		j.pause(i)
 		if time.Now().After(deadline) {
 			keep(fmt.Errorf("mpi: PE %d: at exit, %d of %d control and %d of %d active messages arrived and %d sends are unfinished after %v",
 				j.rank, j.ctlRecv, wantCtl, j.amRecv, wantAM, j.c.nactive, j.stall))

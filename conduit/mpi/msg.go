@@ -10,7 +10,6 @@ import "C"
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -264,10 +263,11 @@ func (j *job) sendCtl(target, tag int, msg []byte) error {
 		return nil
 	}
 	e := j.ep
-	for len(e.sendFree) == 0 {
+	for i := 1; len(e.sendFree) == 0; i++ {
 		// Every send buffer is busy: wait for one.
 		e.reap()
 		j.pollCtl()
+		j.pause(i)
 	}
 	slot := e.takeSlot()
 	n := copy(e.sendBuf(slot), msg)
@@ -388,11 +388,12 @@ func (e *endpoint) postAMOMessage(d *conduit.PostDesc, strict bool) error {
 	}
 	if strict {
 		// Strict: performed before anything else is issued.
-		for e.amoWaiting[seq] != nil {
+		for i := 1; e.amoWaiting[seq] != nil; i++ {
 			j.pollCtl()
 			if j.aborted {
 				return j.abortErr
 			}
+			j.pause(i)
 		}
 	}
 	return nil
@@ -482,21 +483,19 @@ func (e *endpoint) lookupRemote(owner int, id uint32) (remoteRegion, error) {
 	if owner == e.rank {
 		rr = e.describe(id)
 	} else {
-		e.regQuery = &regQuery{key: key}
+		q := &regQuery{key: key}
+		e.regQuery = q
 		if err := j.sendCtl(owner, tagRegQuery, u64bytes(uint64(id))); err != nil {
 			return rr, err
 		}
-		deadline := time.Now().Add(j.stall)
-		for e.regQuery.reply == nil {
-			j.pollCtl()
-			if j.aborted {
-				return rr, j.abortErr
-			}
-			if time.Now().After(deadline) {
-				return rr, fmt.Errorf("mpi: PE %d: PE %d did not say where its registration %d is within %v (it must be polling: waiting in the runtime)", e.rank, owner, id, j.stall)
-			}
+		// The owner answers when it polls: a wait like any other, which
+		// lasts as long as the owner computes and ends in the job's
+		// deadlock report if every PE waits.
+		if err := e.WaitFor(fmt.Sprintf("PE %d to say where its registration %d is", owner, id), q); err != nil {
+			e.regQuery = nil
+			return rr, err
 		}
-		rr = *e.regQuery.reply
+		rr = *q.reply
 		e.regQuery = nil
 	}
 	if rr.ok {

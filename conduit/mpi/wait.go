@@ -90,13 +90,19 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		if j.aborted {
 			return j.abortErr
 		}
-		if j.oversubscribed || i%64 == 0 {
-			// More processes than processors on this node (or a long
-			// wait on a busy one): let the process this PE waits for
-			// run.
+		switch {
+		case j.oversubscribed:
+			// More processes than processors on this node: drive MPI's
+			// progress once (the PE this one waits for may need it to
+			// complete an access to this PE's memory), then let the
+			// process this PE waits for run.
+			e.spin(1)
 			C.gp_yield()
-		} else if i > spinAfter {
-			e.spin()
+		case i%64 == 0:
+			// A long wait on a busy node: let the others run.
+			C.gp_yield()
+		case i > spinAfter:
+			e.spin(spinRounds)
 		}
 		if i%slowEvery != 0 {
 			continue
@@ -132,14 +138,25 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 	}
 }
 
-// spin drives MPI's progress in C until something arrives (see
-// spinAfter) and records what did: the ring's next message, a control
+// pause is what a loop that waits for other processes does after its i-th
+// poll (i from 1): on a node with more processes than processors it gives
+// the processor away every time, as the process waited for may be the one
+// that does not run; otherwise every 64th time, for a long wait on a busy
+// node.
+func (j *job) pause(i int) {
+	if j.oversubscribed || i%64 == 0 {
+		C.gp_yield()
+	}
+}
+
+// spin drives MPI's progress in C for up to rounds rounds, until
+// something arrives (see spinAfter), and records what did: the ring's next message, a control
 // message. An offloaded collective that completed is found by its next
 // test.
-func (e *endpoint) spin() {
+func (e *endpoint) spin(rounds int) {
 	j := e.job
 	slot := e.headSlot()
-	if err := check("MPI_Iprobe or MPI_Test (waiting)", e.rank, C.gp_spin(j.c, C.int(slot), spinRounds)); err != nil {
+	if err := check("MPI_Iprobe or MPI_Test (waiting)", e.rank, C.gp_spin(j.c, C.int(slot), C.int(rounds))); err != nil {
 		j.fail(err)
 		return
 	}
