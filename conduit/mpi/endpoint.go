@@ -786,7 +786,7 @@ const flushWork = 16
 // the last time (see reschedEvery). Called before a flush once flushWork
 // has been flushed since the last call, and on the slow path of a wait.
 //
-// Not on a node with more processes than processors: there the handoff
+// Not on a host with more processes than processors: there the handoff
 // of the locked thread is two wake-ups of threads that must each wait for
 // a processor the other processes spin on, during which this PE drives no
 // MPI progress for its peers. With 4 processes on 2 cores, the MPICH

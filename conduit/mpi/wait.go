@@ -92,14 +92,14 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		}
 		switch {
 		case j.oversubscribed:
-			// More processes than processors on this node: drive MPI's
+			// More processes than processors on this host: drive MPI's
 			// progress once (the PE this one waits for may need it to
 			// complete an access to this PE's memory), then let the
 			// process this PE waits for run.
 			e.spin(1)
 			C.gp_yield()
 		case i%64 == 0:
-			// A long wait on a busy node: let the others run.
+			// A long wait on a busy host: let the others run.
 			C.gp_yield()
 		case i > spinAfter:
 			e.spin(spinRounds)
@@ -139,10 +139,10 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 }
 
 // pause is what a loop that waits for other processes does after its i-th
-// poll (i from 1): on a node with more processes than processors it gives
+// poll (i from 1): on a host with more processes than processors it gives
 // the processor away every time, as the process waited for may be the one
 // that does not run; otherwise every 64th time, for a long wait on a busy
-// node.
+// host.
 func (j *job) pause(i int) {
 	if j.oversubscribed || i%64 == 0 {
 		C.gp_yield()
@@ -150,9 +150,9 @@ func (j *job) pause(i int) {
 }
 
 // spin drives MPI's progress in C for up to rounds rounds, until
-// something arrives (see spinAfter), and records what did: the ring's next message, a control
-// message. An offloaded collective that completed is found by its next
-// test.
+// something arrives (see spinAfter), and records what did: the ring's
+// next message, a control message. An offloaded collective that completed
+// is found by its next test.
 func (e *endpoint) spin(rounds int) {
 	j := e.job
 	slot := e.headSlot()
