@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gopgas/gopgas/aries"
+	"github.com/gopgas/gopgas/bench/calibration/caltest"
 	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
@@ -30,6 +31,7 @@ func TestHotTargetGetsAndPuts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 256-PE scenario")
 	}
+	caltest.NotUnderRace(t)
 	const nodes, ppn, size = 16, 16, 64 << 10
 	get := hotspot(t, "aries", nodes, ppn, size, 2, 2, false, pgas.OrderDefault)
 	put := hotspot(t, "aries", nodes, ppn, size, 2, 2, true, pgas.OrderDefault)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gopgas/gopgas/bench/calibration/caltest"
 	"github.com/gopgas/gopgas/gemini"
 	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
@@ -30,6 +31,7 @@ func TestHotTargetGetsAndPuts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 124-PE scenario")
 	}
+	caltest.NotUnderRace(t)
 	const nodes, ppn, size = 32, 4, 64 << 10
 	get := hotspot(t, "gemini", nodes, ppn, size, 2, 2, false, pgas.OrderDefault)
 	put := hotspot(t, "gemini", nodes, ppn, size, 2, 2, true, pgas.OrderDefault)
