@@ -90,20 +90,18 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 		if j.aborted {
 			return j.abortErr
 		}
-		switch {
-		case j.oversubscribed:
+		if j.oversubscribed {
 			// More processes than processors on this host: drive MPI's
 			// progress once (the PE this one waits for may need it to
-			// complete an access to this PE's memory), then let the
-			// process this PE waits for run.
+			// complete an access to this PE's memory) before pause lets
+			// the process this PE waits for run.
 			e.spin(1)
-			C.gp_yield()
-		case i%64 == 0:
-			// A long wait on a busy host: let the others run.
-			C.gp_yield()
-		case i > spinAfter:
+		} else if i%yieldEvery != 0 && i > spinAfter {
+			// A long wait: drive MPI's progress in C, except on the
+			// polls where pause gives the processor away.
 			e.spin(spinRounds)
 		}
+		j.pause(i)
 		if i%slowEvery != 0 {
 			continue
 		}
@@ -138,13 +136,17 @@ func (e *endpoint) WaitFor(what string, w conduit.Waiter) error {
 	}
 }
 
+// yieldEvery: a waiting loop on a host with no more processes than
+// processors gives the processor away every yieldEvery polls (pause).
+const yieldEvery = 64
+
 // pause is what a loop that waits for other processes does after its i-th
 // poll (i from 1): on a host with more processes than processors it gives
 // the processor away every time, as the process waited for may be the one
-// that does not run; otherwise every 64th time, for a long wait on a busy
-// host.
+// that does not run; otherwise every yieldEvery-th time, for a long wait
+// on a busy host.
 func (j *job) pause(i int) {
-	if j.oversubscribed || i%64 == 0 {
+	if j.oversubscribed || i%yieldEvery == 0 {
 		C.gp_yield()
 	}
 }
