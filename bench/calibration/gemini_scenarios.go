@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gopgas/gopgas/bench"
 	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/units"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -280,9 +282,16 @@ func ordMonoRow(s *Session) (Measurement, error) {
 func ordDefRow(s *Session) (Measurement, error) {
 	outside := 0
 	var parts []string
+	check := func(st, de, re float64, point string) {
+		if de < 0.95*st || de > 1.05*re {
+			outside++
+			parts = append(parts, fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re))
+		}
+	}
+	orders := []pgas.Ordering{pgas.OrderStrict, pgas.OrderDefault, pgas.OrderRelaxed}
 	for _, size := range studySizes {
 		var bws [3][]float64
-		for i, o := range []pgas.Ordering{pgas.OrderStrict, pgas.OrderDefault, pgas.OrderRelaxed} {
+		for i, o := range orders {
 			bw, err := s.sweep(o, size)
 			if err != nil {
 				return Measurement{}, err
@@ -290,15 +299,45 @@ func ordDefRow(s *Session) (Measurement, error) {
 			bws[i] = bw
 		}
 		for i, ppn := range studyPPNs {
-			st, de, re := bws[0][i], bws[1][i], bws[2][i]
-			if de < 0.95*st || de > 1.05*re {
-				outside++
-				parts = append(parts, fmt.Sprintf("%d KiB %d/node: strict %.0f default %.0f relaxed %.0f", size>>10, ppn, st, de, re))
+			check(bws[0][i], bws[1][i], bws[2][i], fmt.Sprintf("BTE %d KiB %d/node", size>>10, ppn))
+		}
+	}
+	// The paper states the order of the modes of Figure 3's runs: 24 PEs
+	// per node, every size, each mechanism (block transfers of the sizes
+	// above are done).
+	for _, mech := range []bench.Mechanism{bench.FMA, bench.BTE} {
+		var sizes []int
+		for _, size := range figure3Sizes {
+			if mech == bench.FMA || !slices.Contains(studySizes, size) {
+				sizes = append(sizes, size)
 			}
+		}
+		var pts []ordPoint
+		for _, size := range sizes {
+			for _, o := range orders {
+				pts = append(pts, ordPoint{op: bench.Get, mech: mech, order: o, size: size, ppn: 24})
+			}
+		}
+		bw, err := s.ordGrid(pts)
+		if err != nil {
+			return Measurement{}, err
+		}
+		for i, size := range sizes {
+			check(bw[3*i], bw[3*i+1], bw[3*i+2], fmt.Sprintf("%s %s 24/node", strings.ToUpper(mech.String()), units.HumanBytes(int64(size))))
 		}
 	}
 	return Measurement{Values: []float64{float64(outside)}, Detail: strings.Join(parts, "; ")}, nil
 }
+
+// figure3Sizes are the sizes of G-ORD-DEF's Figure 3 runs: 8 B to 64 KiB,
+// doubling.
+var figure3Sizes = func() []int {
+	var s []int
+	for n := 8; n <= 64<<10; n *= 2 {
+		s = append(s, n)
+	}
+	return s
+}()
 
 func xoverRow(s *Session) (Measurement, error) {
 	sizes := []int{512, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10}
