@@ -299,7 +299,7 @@ func ordDefRow(s *Session) (Measurement, error) {
 			bws[i] = bw
 		}
 		for i, ppn := range studyPPNs {
-			check(bws[0][i], bws[1][i], bws[2][i], fmt.Sprintf("BTE %d KiB %d/node", size>>10, ppn))
+			check(bws[0][i], bws[1][i], bws[2][i], fmt.Sprintf("BTE %s %d/node", units.HumanBytes(int64(size)), ppn))
 		}
 	}
 	// The paper states the order of the modes of Figure 3's runs: 24 PEs
@@ -331,13 +331,7 @@ func ordDefRow(s *Session) (Measurement, error) {
 
 // figure3Sizes are the sizes of G-ORD-DEF's Figure 3 runs: 8 B to 64 KiB,
 // doubling.
-var figure3Sizes = func() []int {
-	var s []int
-	for n := 8; n <= 64<<10; n *= 2 {
-		s = append(s, n)
-	}
-	return s
-}()
+var figure3Sizes = bench.Sizes(8, 64<<10)
 
 func xoverRow(s *Session) (Measurement, error) {
 	sizes := []int{512, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10}
