@@ -200,8 +200,11 @@ func (t *Team) signal(k int) error {
 	}
 	// Completion is collected by the next quiet, which comes before the
 	// epoch buffer changes; a failure fails every wait from then on
-	// (pollFaults), this barrier's first.
-	return pe.wrap("barrier", pe.eng.Put(&pe.signalOp, to, off, t.epochBuf[:], 0))
+	// (pollFaults), this barrier's first. The partner reads the flag
+	// itself once it is visible, so the next quiet need not flush it: that
+	// would cost every barrier under default or relaxed ordering a
+	// strictly ordered get per round, which strict ordering does not pay.
+	return pe.wrap("barrier", pe.eng.PutFlag(&pe.signalOp, to, off, t.epochBuf[:]))
 }
 
 // flagCond waits for a flag word of the PE's own segment to reach want.

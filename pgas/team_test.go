@@ -715,3 +715,60 @@ func TestTeamSplitExtremeKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBarrierSignalsNotFlushed: a barrier costs the same descriptors under
+// every ordering. Its signals are flag puts the partner reads itself, so the
+// next barrier's quiet does not flush them with strictly ordered gets (which
+// would make default and relaxed barriers dearer than strict ones); a data
+// put before a barrier is still flushed.
+func TestBarrierSignalsNotFlushed(t *testing.T) {
+	const barriers = 5
+	posted := func(order pgas.Ordering, put bool) int64 {
+		t.Helper()
+		var fma atomic.Int64
+		cfg := pgas.Config{Conduit: "gemini", PEs: 8, PEsPerNode: 2, SegmentBytes: pgas.MinSegmentBytes, Ordering: order}
+		err := pgas.Run(cfg, func(pe *pgas.PE) error {
+			off, err := pe.Alloc(8, 0)
+			if err != nil {
+				return err
+			}
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			before := pe.Stats().Transport.FMA
+			if put {
+				if err := pe.Put((pe.Rank()+2)%pe.Size(), off, []byte("12345678")); err != nil {
+					return err
+				}
+			}
+			for range barriers {
+				if err := pe.Barrier(); err != nil {
+					return err
+				}
+			}
+			fma.Add(pe.Stats().Transport.FMA - before)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%v: %v", order, err)
+		}
+		return fma.Load()
+	}
+	strict := posted(pgas.OrderStrict, false)
+	// 8 PEs: 3 rounds, a signal per PE in each.
+	if strict != barriers*8*3 {
+		t.Errorf("strict: %d descriptors for %d barriers of 8 PEs, want %d", strict, barriers, barriers*8*3)
+	}
+	for _, o := range []pgas.Ordering{pgas.OrderDefault, pgas.OrderRelaxed} {
+		if got := posted(o, false); got != strict {
+			t.Errorf("%v: %d descriptors for %d barriers, strict %d", o, got, barriers, strict)
+		}
+		// The put (1) and, before the first barrier, its flush (1).
+		if got := posted(o, true); got != strict+2*8 {
+			t.Errorf("%v: %d descriptors for a put and %d barriers, want %d", o, got, barriers, strict+2*8)
+		}
+	}
+	if got := posted(pgas.OrderStrict, true); got != strict+8 {
+		t.Errorf("strict: %d descriptors for a put and %d barriers, want %d", got, barriers, strict+8)
+	}
+}

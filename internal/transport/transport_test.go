@@ -1062,6 +1062,52 @@ func TestFlush(t *testing.T) {
 	}))
 }
 
+// TestPutFlagNotFlushed: a flag put (a barrier's signal) is never flushed,
+// whatever the ordering, while a put of data beside it is.
+func TestPutFlagNotFlushed(t *testing.T) {
+	smptest.RunJob(t, jobConfig(3, false), onRank0(func(ep conduit.Endpoint) error {
+		rec := &recorder{Endpoint: ep}
+		e := New(rec, testSettings())
+		for _, order := range []conduit.OrderingMode{conduit.OrderDefault, conduit.OrderRelaxed} {
+			if err := ep.SetOrdering(order); err != nil {
+				return err
+			}
+			var op Op
+			if err := e.PutFlag(&op, 1, 64, []byte("12345678")); err != nil {
+				return err
+			}
+			if err := e.Wait("a flag", &op); err != nil {
+				return err
+			}
+			posts := rec.take()
+			if assert.Len(t, posts, 1) {
+				assert.Equal(t, conduit.Put, posts[0].Type)
+			}
+			assert.True(t, e.Idle(), "%v: a flag put awaits no flush", order)
+			assert.NoError(t, e.Flush())
+			assert.Empty(t, rec.take(), "%v: nothing to flush after a flag put", order)
+
+			if err := e.PutFlag(&op, 1, 64, []byte("12345678")); err != nil {
+				return err
+			}
+			if err := putWait(e, 2, 64, []byte("12345678")); err != nil {
+				return err
+			}
+			if err := e.Wait("a flag", &op); err != nil {
+				return err
+			}
+			rec.take()
+			assert.NoError(t, e.Flush())
+			posts = rec.take()
+			if assert.Len(t, posts, 1, "%v: the data put is flushed, the flag put not", order) {
+				assert.Equal(t, 2, posts[0].Target)
+				assert.Equal(t, conduit.Get, posts[0].Type)
+			}
+		}
+		return nil
+	}))
+}
+
 func TestFlushFailure(t *testing.T) {
 	smptest.RunJob(t, jobConfig(2, false), onRank0(func(ep conduit.Endpoint) error {
 		f := &failAt{Endpoint: ep, offs: map[int64]bool{0: true}}

@@ -14,6 +14,19 @@ import (
 // segment the copy is done on return; otherwise src may be reused once op
 // is done.
 func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.OrderingMode) error {
+	return e.put(op, rank, off, src, order, true)
+}
+
+// PutFlag is Put for a word whose only reader is its target, waiting for
+// it to change (a barrier's flag): the target sees the write when it
+// becomes visible, which is all it waits for, so the put is never flushed
+// (Flush). A put of data the target reads because of another signal must
+// use Put.
+func (e *Engine) PutFlag(op *Op, rank int, off int64, src []byte) error {
+	return e.put(op, rank, off, src, conduit.OrderInherit, false)
+}
+
+func (e *Engine) put(op *Op, rank int, off int64, src []byte, order conduit.OrderingMode, flush bool) error {
 	if len(src) == 0 {
 		return nil
 	}
@@ -22,7 +35,9 @@ func (e *Engine) Put(op *Op, rank int, off int64, src []byte, order conduit.Orde
 		e.Wake(rank)
 		return nil
 	}
-	e.markUnflushed(rank, order)
+	if flush {
+		e.markUnflushed(rank, order)
+	}
 	if op.blocking {
 		if took, err := e.now(op, conduit.Put, rank, off, src, order); took {
 			return err
