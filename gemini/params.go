@@ -376,6 +376,7 @@ var params = fabric.Params{
 	AMOFetchesOutstanding: AMOFetchesOutstanding,
 	TransactionTimeout:    TransactionTimeout,
 	CQEntryBytes:          CQEntryBytes,
+	CQBehindData:          true,
 	HostOverheadBytes:     HTOverheadBytes,
 	FMAControlBytes:       FMAGetControlBytes,
 	BTEDescriptorBytes:    BTEDescriptorBytes,

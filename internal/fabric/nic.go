@@ -148,16 +148,7 @@ func (n *nic) Fire(code int32, data any) {
 	case nicBTESend:
 		n.bteSend()
 	case nicComplete:
-		t := data.(*txn)
-		if !t.done {
-			n.finish(t, conduit.StatusOK, "")
-			if n.m.recyclable(t) {
-				t.recycle = true
-				if t.refs == 0 {
-					n.m.releaseTxn(t)
-				}
-			}
-		}
+		n.complete(data.(*txn))
 	case nicTimeout:
 		n.timeouts()
 	case nicReadFree:
@@ -395,6 +386,7 @@ func (n *nic) dataArrived(p *Packet) {
 	}
 	_, visible := n.write(p, n.m.k.Now(), n.m.srcLoc(t))
 	n.m.k.At(visible, n, nicCommit, p)
+	n.handed(t)
 }
 
 // write books the posted write of p's data to memory at loc on the host

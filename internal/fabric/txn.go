@@ -50,13 +50,17 @@ type txn struct {
 	// Its counts, in 32 bits: Post and Send refuse a transfer of more
 	// bytes than that (maxTxnBytes), and the packets, units and pieces
 	// of one are fewer than its bytes (at least one byte each).
-	size       int32
-	npkts      int32 // packets, or coarse units
-	unit       int32 // real packets per unit: 1, or more for a coarse transfer
-	next       int32 // next packet to make
-	pending    int32 // packets whose completion has not come back
-	orbHeld    int32 // its request packets holding ORB entries
-	tCommitted int32 // packets committed at the target
+	size    int32
+	npkts   int32 // packets, or coarse units
+	unit    int32 // real packets per unit: 1, or more for a coarse transfer
+	next    int32 // next packet to make
+	pending int32 // packets whose completion has not come back
+	orbHeld int32 // its request packets holding ORB entries
+	// tCommitted is a put's or a message's packets committed at the
+	// target; for an ordered get, its data packets handed to the source's
+	// host interface, then npkts+1 once its completion entry is visible
+	// while some of its data is not yet (handed, progress).
+	tCommitted int32
 	attempt    int32 // a short message's resends
 	region     uint32
 	// refs counts the packets that point to it (Packet.t); recycle says
@@ -445,12 +449,66 @@ func (n *nic) progress(t *txn) {
 		n.finish(t, t.status, t.detail())
 		return
 	}
+	if t.kind == pktGet && t.tCommitted >= t.npkts {
+		// Its completion entry went with its last data (handed): it
+		// completes when that entry is visible, or now if it is already.
+		if t.tCommitted > t.npkts {
+			n.complete(t)
+		}
+		return
+	}
 	// The completion entry is a posted write to the PE's completion queue,
 	// made once the transaction's data is visible, in the transaction's
 	// ordering mode (under strict ordering it keeps its place among the
 	// node's writes like any other).
 	_, visible := n.host.Write(n.m.k.Now(), n.m.p.CQEntryBytes, 1, n.m.srcLoc(t), t.order)
 	n.m.k.At(visible, n, nicComplete, t)
+}
+
+// handed counts a get's data packet handed to the source's host interface,
+// on a backend whose CQBehindData is set (Gemini). CQ events are generated
+// when all of a transaction's packets have been delivered ([GEMINI-WP]
+// 2.5), and the NIC cannot see its posted writes become visible: they have
+// no response ([ORDERING] II). Under default or strict ordering the host
+// keeps the NIC's posted writes in order, so the completion entry is
+// written right behind the last data packet and cannot become visible
+// before any of the get's data. Under relaxed ordering the data may be
+// passed: the entry is written once the data is visible (progress), as if
+// the NIC had its data writes acknowledged (assumed: the documents do not
+// say how a relaxed get's completion is kept behind its data). Aries keeps
+// that for every mode: its flagged responses exist so that a PE may learn
+// of a get's data before its completion event ([ARIES-WP] Remote Memory
+// Access), which an entry right behind the data would leave no time for.
+func (n *nic) handed(t *txn) {
+	if !n.m.p.CQBehindData || t.order == conduit.OrderRelaxed || t.status != conduit.StatusOK {
+		return
+	}
+	t.tCommitted++
+	if t.tCommitted == t.npkts {
+		_, visible := n.host.Write(n.m.k.Now(), n.m.p.CQEntryBytes, 1, n.m.srcLoc(t), t.order)
+		n.m.k.At(visible, n, nicComplete, t)
+	}
+}
+
+// complete ends a transaction whose completion entry is visible. A get
+// whose entry went with its last data (handed) may find some of the data's
+// commits still to run at the same time: its last commit completes it
+// (progress).
+func (n *nic) complete(t *txn) {
+	if t.done {
+		return
+	}
+	if t.kind == pktGet && t.pending > 0 {
+		t.tCommitted = t.npkts + 1
+		return
+	}
+	n.finish(t, conduit.StatusOK, "")
+	if n.m.recyclable(t) {
+		t.recycle = true
+		if t.refs == 0 {
+			n.m.releaseTxn(t)
+		}
+	}
 }
 
 // finish ends a transaction, with a completion event for a post.
