@@ -133,8 +133,12 @@ func (h *flatHost) Read(t Time, _, loc int, _ conduit.OrderingMode) (snapshot, d
 var lastRing *ring
 
 func openRing(jc conduit.JobConfig) (conduit.Job, error) {
+	return openRingWith(ringName, ringParams, jc)
+}
+
+func openRingWith(name string, params fabric.Params, jc conduit.JobConfig) (conduit.Job, error) {
 	w := &ring{failFrom: -1}
-	opts := fabric.DefaultOptions(ringParams)
+	opts := fabric.DefaultOptions(params)
 	for k, v := range jc.Options {
 		if k == "fail_router" {
 			var err error
@@ -144,12 +148,12 @@ func openRing(jc conduit.JobConfig) (conduit.Job, error) {
 			continue
 		}
 		if known, err := opts.Set(k, v); !known || err != nil {
-			return nil, fmt.Errorf("%s: option %s=%q: known %v, %v", ringName, k, v, known, err)
+			return nil, fmt.Errorf("%s: option %s=%q: known %v, %v", name, k, v, known, err)
 		}
 	}
 	lastRing = w
 	j, err := fabric.Open(fabric.Config{
-		Name: ringName, Params: ringParams, Sizes: ringSizes, Options: opts, PEsPerNode: 2,
+		Name: name, Params: params, Sizes: ringSizes, Options: opts, PEsPerNode: 2,
 		Caps:  conduit.Caps{AMOOps: conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOCSwap)},
 		Build: w.build,
 		NewHost: func(int) fabric.Host {

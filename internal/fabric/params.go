@@ -109,10 +109,9 @@ type Params struct {
 	// writes to host memory when a post completes.
 	CQEntryBytes int
 	// CQBehindData says a get's completion entry is written as soon as
-	// its last data packet has been handed to the host interface, under
-	// default and strict ordering, which keep it behind the data (txn.go,
-	// handed). Otherwise, and always under relaxed ordering, it is written
-	// once the data is visible.
+	// its last data packet has been handed to the host interface, behind
+	// the data in the same memory (txn.go, handed); otherwise once the
+	// data is visible.
 	CQBehindData bool
 	// HostOverheadBytes is what every host-interface transaction carries
 	// beyond its data, FMAControlBytes the CPU's store that asks the NIC

@@ -57,9 +57,10 @@ type txn struct {
 	pending int32 // packets whose completion has not come back
 	orbHeld int32 // its request packets holding ORB entries
 	// tCommitted is a put's or a message's packets committed at the
-	// target; for an ordered get, its data packets handed to the source's
-	// host interface, then npkts+1 once its completion entry is visible
-	// while some of its data is not yet (handed, progress).
+	// target; for a get, its data packets handed to the source's host
+	// interface (when Params.CQBehindData), then npkts+1 once its
+	// completion entry is visible while some of its data is not yet
+	// (handed, progress).
 	tCommitted int32
 	attempt    int32 // a short message's resends
 	region     uint32
@@ -466,21 +467,22 @@ func (n *nic) progress(t *txn) {
 }
 
 // handed counts a get's data packet handed to the source's host interface,
-// on a backend whose CQBehindData is set (Gemini). CQ events are generated
-// when all of a transaction's packets have been delivered ([GEMINI-WP]
-// 2.5), and the NIC cannot see its posted writes become visible: they have
-// no response ([ORDERING] II). Under default or strict ordering the host
-// keeps the NIC's posted writes in order, so the completion entry is
-// written right behind the last data packet and cannot become visible
-// before any of the get's data. Under relaxed ordering the data may be
-// passed: the entry is written once the data is visible (progress), as if
-// the NIC had its data writes acknowledged (assumed: the documents do not
-// say how a relaxed get's completion is kept behind its data). Aries keeps
-// that for every mode: its flagged responses exist so that a PE may learn
-// of a get's data before its completion event ([ARIES-WP] Remote Memory
-// Access), which an entry right behind the data would leave no time for.
+// on a backend whose CQBehindData is set (Gemini), and writes the get's
+// completion entry right behind its last one. CQ events are generated when
+// all of a transaction's packets have been delivered ([GEMINI-WP] 2.5),
+// and the NIC cannot see its posted writes become visible: they have no
+// response ([ORDERING] II). The entry goes to the same memory as the data
+// (the PE's own), behind it on the host interface: under default and
+// strict ordering the host keeps the NIC's writes in order, and under
+// relaxed ordering writes to one memory still become visible in the order
+// they reach it (gemini's host: one die's controller keeps them in order),
+// so the entry cannot become visible before any of the get's data. Aries
+// keeps the entry until the data is visible (progress): its flagged
+// responses exist so that a PE may learn of a get's data before its
+// completion event ([ARIES-WP] Remote Memory Access), which an entry right
+// behind the data would leave no time for.
 func (n *nic) handed(t *txn) {
-	if !n.m.p.CQBehindData || t.order == conduit.OrderRelaxed || t.status != conduit.StatusOK {
+	if !n.m.p.CQBehindData || t.status != conduit.StatusOK {
 		return
 	}
 	t.tCommitted++
