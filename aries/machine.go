@@ -88,6 +88,7 @@ var caps = conduit.Caps{
 	FloatAMO:             true,
 	FlaggedGet:           true,
 	CollectiveOffload:    true,
+	CoreHz:               CoreHz,
 }
 
 // Open starts a job on a simulated Aries network. It is registered as the

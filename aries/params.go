@@ -264,11 +264,19 @@ const (
 	// "user-space launch of block transfer requests, reducing the issue
 	// latency" (Aries NIC).
 	BTEPost = 300 * ns
-	// SMSGSend is the CPU time of sending a short message: the mailbox
-	// bookkeeping and the software of a two-sided message ("With more
-	// software overheads, the MPI latencies depend on the type and speed of
-	// CPU", Aries Performance). Set from A-LAT-MSG.
-	SMSGSend = 550 * ns
+	// SMSGSend is the CPU time of sending a short message: a mailbox
+	// message is an FMA put of the message into the target's mailbox
+	// ([ORDERING] V.E: Cray MPI's first eager mode "uses GNI mailbox
+	// messages"), so its CPU time is that of an FMA put of one packet,
+	// FMAPost and FMAPutPerPacket; the two-sided software on top is the
+	// runtime's (pgas.MsgRecvCycles at CoreHz). A-LAT-MSG checks it.
+	SMSGSend = FMAPost + FMAPutPerPacket
+	// CoreHz is the clock of the XC's cores, at which the runtime counts
+	// the software it knows in cycles ("With more software overheads, the
+	// MPI latencies depend on the type and speed of CPU"): the Intel Xeon
+	// E5 "operating at 2600MHz" of the whitepaper's measurements (Aries
+	// Performance).
+	CoreHz = 2_600_000_000
 	// PollCQ, PollMessages, PerMessage and Wait as on Gemini.
 	PollCQ       = 20 * ns
 	PollMessages = 30 * ns

@@ -376,6 +376,12 @@ type Caps struct {
 	CollectiveOffload bool
 	// Simulated: the clock is virtual.
 	Simulated bool
+	// CoreHz is the clock of a simulated host's cores, in cycles per
+	// second: the runtime charges software costs it knows in cycles (a
+	// two-sided message's receive, pgas.MsgRecvCycles) at this rate, so
+	// that they follow the machine's processor. Zero on a real backend,
+	// whose software takes the time it takes.
+	CoreHz float64
 }
 
 // Waiter is polled by WaitFor. Ready makes whatever progress it can (polling

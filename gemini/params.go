@@ -299,6 +299,10 @@ const (
 	// SMSGSend is the CPU time of sending a short message (mailbox
 	// bookkeeping and the FMA put of the message). Set from G-LAT-MSG.
 	SMSGSend = 200 * ns
+	// CoreHz is the clock of the XE6's cores, at which the runtime counts
+	// the software it knows in cycles: "two 12-core AMD MagnyCours 2.1-GHz
+	// processors" per node (MOP II).
+	CoreHz = 2_100_000_000
 	// PollCQ is the CPU time of one completion-queue poll.
 	PollCQ = 20 * ns
 	// PollMessages is the CPU time of one mailbox poll, and PerMessage
@@ -413,6 +417,7 @@ var caps = conduit.Caps{
 	AMO32:                false,
 	FloatAMO:             false,
 	AMOOps:               conduit.NewAMOSet(conduit.AMOAdd, conduit.AMOAnd, conduit.AMOOr, conduit.AMOXor, conduit.AMOCSwap),
+	CoreHz:               CoreHz,
 }
 
 // The NIC's reads of host memory (internal/fabric, reads.go).

@@ -282,7 +282,7 @@ func (pe *PE) sharedMemory() bool {
 func (pe *PE) initMsg() error {
 	pe.msg = &msgState{
 		pe:     pe,
-		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), pe.sharedMemory()),
+		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), pe.sharedMemory(), pe.ep.Caps().CoreHz),
 		pieces: make(map[pieceKey]*inMsg),
 		sends:  make(map[uint32]*msgReq),
 		recvs:  make(map[uint32]*msgReq),
@@ -518,6 +518,7 @@ func (m *msgState) arrive(in *inMsg) {
 // post matches a new receive against the unexpected messages, in arrival
 // order, or queues it as posted.
 func (m *msgState) post(r *msgReq) {
+	m.pe.ep.Charge(m.p.postCost)
 	for i, in := range m.unexpected {
 		if r.matches(in) {
 			m.unexpected = append(m.unexpected[:i], m.unexpected[i+1:]...)
@@ -532,7 +533,7 @@ func (m *msgState) post(r *msgReq) {
 // charged and the message's protocol continues.
 func (m *msgState) match(r *msgReq, in *inMsg) {
 	pe := m.pe
-	pe.ep.Charge(MsgRecvOverhead)
+	pe.ep.Charge(m.p.matchCost)
 	in.recv, r.in = r, in
 	r.status = Status{Source: r.team.TeamRank(in.src), Tag: in.tag, Bytes: int(in.size)}
 	if in.size > int64(len(r.buf)) {

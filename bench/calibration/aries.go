@@ -100,9 +100,9 @@ var ariesRows = []*Row{
 		}},
 	{ID: "A-LAT-MSG", Backend: ari, Figure: "8 B two-sided message latency", Published: "about 1.3 us", Source: "[ARIES-WP] Aries Performance",
 		Expect:     []Expect{{Check: Within, Target: 1.3, Unit: "us"}},
-		Conditions: "active-message ping-pong, 8-byte Medium payload, between nodes on neighbouring Aries, half the round trip, 1000 iterations",
+		Conditions: msgLatencyConditions("Aries"),
 		measure: func(s *Session) (Measurement, error) {
-			return smallLatency(s, bench.Latency, ari, 8)
+			return msgLatency(s, ari, 8)
 		}},
 	{ID: "A-HOP", Backend: ari, Figure: "per router-to-router hop, quiet; the most on minimal routes", Published: "about 100 ns; max 500 ns", Source: "[ARIES-WP] Aries Performance",
 		Expect:     []Expect{{Label: "per hop", Check: Within, Target: 100, Unit: "ns"}, {Label: "5 hops", Check: AtMost, Target: 500 * 1.1, Unit: "ns"}},

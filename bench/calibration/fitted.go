@@ -53,7 +53,6 @@ var FittedParams = []Fitted{
 	{ari, "PCIeEfficiencyPercent", "A-SYM", "about 8 GB/s each way of symmetric bulk transfers"},
 	{ari, "FMALaunch", "A-RATE", "7.5 M puts per second per core"},
 	{ari, "MDHChange", "A-RATE", "80 M puts per second per node with a memory-domain change per put"},
-	{ari, "SMSGSend", "A-LAT-MSG", "the CPU's part of a short message's latency"},
 }
 
 // FittedHeading opens the sheet's last section, the list of FittedParams

@@ -55,9 +55,9 @@ var geminiRows = []*Row{
 		}},
 	{ID: "G-LAT-MSG", Backend: gem, Figure: "small two-sided message (AM/MPI-like) latency", Published: "<= 1.5 us", Source: "[GEMINI-WP] 6.2; [GEMINI-HOTI] V.A",
 		Expect:     []Expect{{Check: AtMost, Target: 1.5, Unit: "us"}},
-		Conditions: "active-message ping-pong, 8-byte Medium payload, between nodes on neighbouring Geminis, half the round trip, 1000 iterations",
+		Conditions: msgLatencyConditions("Geminis"),
 		measure: func(s *Session) (Measurement, error) {
-			return smallLatency(s, bench.Latency, gem, 4)
+			return msgLatency(s, gem, 4)
 		}},
 	{ID: "G-HOP", Backend: gem, Figure: "added latency per router hop, quiet network", Published: "105 ns", Source: "[GEMINI-WP] 6.2; [GEMINI-HOTI] V.A",
 		Expect:     []Expect{{Check: Within, Target: 105, Unit: "ns"}},

@@ -114,6 +114,33 @@ func smallLatency(s *Session, run func(bench.Setup, []int) (*bench.Result, error
 	return Measurement{Values: []float64{r.Points[0].Value}}, nil
 }
 
+// msgLatencyConditions are the conditions of the two-sided latency rows,
+// between nodes on neighbouring routers (Geminis or Aries).
+func msgLatencyConditions(routers string) string {
+	return "osu_latency: an 8-byte Send and Recv ping-pong (eager, in one mailbox message; the receive costs the runtime's pgas.MsgRecvCycles, " +
+		"its posting off the round trip's path) between nodes on neighbouring " + routers + ", half the round trip, 1000 iterations; the active-message ping-pong in the detail"
+}
+
+// msgLatency measures the two-sided latency rows: osu_latency's 8-byte
+// ping-pong on Send and Recv between rank 0 and rank nodes/2 (a node on the
+// neighbouring router), with the active-message ping-pong between the same
+// nodes in the detail.
+func msgLatency(s *Session, backend string, nodes int) (Measurement, error) {
+	setup := func() bench.Setup {
+		return bench.Setup{Config: s.config(backend, pgas.OrderDefault, nil), Nodes: nodes, PPN: 1, Iterations: 1000, Warmup: 10}
+	}
+	msg, err := runOne(s, func() (*bench.Result, error) { return bench.MsgLatency(setup(), []int{8}) })
+	if err != nil {
+		return Measurement{}, err
+	}
+	am, err := runOne(s, func() (*bench.Result, error) { return bench.Latency(setup(), []int{8}) })
+	if err != nil {
+		return Measurement{}, err
+	}
+	return Measurement{Values: []float64{msg.Points[0].Value},
+		Detail: fmt.Sprintf("active-message ping-pong (am_latency, 8-byte Medium payload): %.3g us", am.Points[0].Value)}, nil
+}
+
 // slope is the least-squares slope of ys over xs.
 func slope(xs, ys []float64) float64 {
 	n := float64(len(xs))
