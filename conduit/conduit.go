@@ -382,6 +382,11 @@ type Caps struct {
 	// that they follow the machine's processor. Zero on a real backend,
 	// whose software takes the time it takes.
 	CoreHz float64
+	// MessageCost is the host CPU time a simulated backend charges for
+	// each short message PollMessages takes from the mailbox: a part of a
+	// message's receive software, which the runtime, knowing the whole,
+	// does not charge again. Zero on a real backend.
+	MessageCost Time
 }
 
 // Waiter is polled by WaitFor. Ready makes whatever progress it can (polling

@@ -282,7 +282,7 @@ func (pe *PE) sharedMemory() bool {
 func (pe *PE) initMsg() error {
 	pe.msg = &msgState{
 		pe:     pe,
-		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), pe.sharedMemory(), pe.ep.Caps().CoreHz),
+		p:      newMsgProto(pe.cfg, pe.am.MaxMedium(), pe.sharedMemory(), pe.ep.Caps()),
 		pieces: make(map[pieceKey]*inMsg),
 		sends:  make(map[uint32]*msgReq),
 		recvs:  make(map[uint32]*msgReq),

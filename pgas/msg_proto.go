@@ -82,24 +82,27 @@ func (p proto) String() string {
 // Receive-side software cost of a message: [ORDERING] VI.A, "The MPI per
 // core message reception rate is determined by the software overhead,
 // which is around ... 1933 cycles on Cray XE6", on the 2.1 GHz cores of its
-// platform (II). The runtime charges it on a simulated network, in two
-// parts: MsgPostCycles when the receive is posted (making the request,
-// searching the messages that came unexpected, queueing it) and
-// MsgMatchCycles when a message is matched to it (searching the posted
-// receives, copying the data, completing the request). A message rate
-// pays both for every message; a ping-pong's receiver posts before its
-// message arrives, so only the match lies on the round trip's path. The
-// cycles are counted at the simulated host's core clock (conduit.Caps.
-// CoreHz: "the MPI latencies depend on the type and speed of CPU",
-// [ARIES-WP] Aries Performance). On a real backend they are the time
-// really spent.
+// platform (II). That is the whole software of a reception: the runtime
+// charges it on a simulated network less what the backend charges itself
+// for taking the message from its mailbox (conduit.Caps.MessageCost), in
+// two parts: MsgPostCycles when the receive is posted (making the
+// request, searching the messages that came unexpected, queueing it) and
+// the rest when a message is matched to it (taking it from the mailbox,
+// searching the posted receives, copying the data, completing the
+// request). A message rate pays both for every message; a ping-pong's
+// receiver posts before its message arrives, so only the match lies on
+// the round trip's path. The cycles are counted at the simulated host's
+// core clock (conduit.Caps.CoreHz: "the MPI latencies depend on the type
+// and speed of CPU", [ARIES-WP] Aries Performance). On a real backend they
+// are the time really spent.
 const (
 	// MsgRecvCycles is the per-message receive overhead in core cycles.
 	MsgRecvCycles = 1933
 	// MsgPostCycles is the part of it spent posting the receive, and
-	// MsgMatchCycles the part spent matching the message. Assumed: half
-	// each (the documents give only the whole; MPICH's posting and its
-	// matching each search a queue and handle the request once).
+	// MsgMatchCycles the part spent on the message once it has come
+	// (the backend's mailbox share included). Assumed: half each (the
+	// documents give only the whole; MPICH's posting and its matching each
+	// search a queue and handle the request once).
 	MsgPostCycles  = MsgRecvCycles / 2
 	MsgMatchCycles = MsgRecvCycles - MsgPostCycles
 	// msgCoreHz is the core clock the paper counts the cycles at, and the
@@ -109,16 +112,18 @@ const (
 	MsgRecvOverhead = conduit.Time(MsgRecvCycles * int64(conduit.Second) / int64(msgCoreHz))
 )
 
-// msgCosts are the receive's two parts at a backend's core clock hz (the
-// paper's when hz is 0).
-func msgCosts(hz float64) (post, match conduit.Time) {
+// MsgRecvCosts are the receive software the runtime charges on a backend
+// with capabilities caps: when a receive is posted, and when its message
+// is matched (MsgMatchCycles less the backend's own MessageCost).
+func MsgRecvCosts(caps conduit.Caps) (post, match conduit.Time) {
+	hz := caps.CoreHz
 	if hz <= 0 {
 		hz = msgCoreHz
 	}
 	at := func(cycles int64) conduit.Time {
 		return conduit.Time(math.Round(float64(cycles) * float64(conduit.Second) / hz))
 	}
-	return at(MsgPostCycles), at(MsgMatchCycles)
+	return at(MsgPostCycles), max(0, at(MsgMatchCycles)-caps.MessageCost)
 }
 
 // msgSlots is how many slots of MsgEagerBuffer bytes a PE's internal send
@@ -135,13 +140,13 @@ type msgProto struct {
 	seq           bool // sequence numbers over the job's ordering, not strict mailboxes
 	rcacheEntries int
 	rcacheMax     int64
-	// postCost and matchCost are the receive's software (msgCosts).
+	// postCost and matchCost are the receive's software (MsgRecvCosts).
 	postCost, matchCost conduit.Time
 }
 
 // newMsgProto is the protocols of c; sharedMemory says the job's PEs share
 // one node's memory on a real backend (the put rendezvous's default).
-func newMsgProto(c Config, maxMedium int, sharedMemory bool, coreHz float64) msgProto {
+func newMsgProto(c Config, maxMedium int, sharedMemory bool, caps conduit.Caps) msgProto {
 	r1 := c.MsgRendezvousPut
 	switch {
 	case r1 != 0:
@@ -150,7 +155,7 @@ func newMsgProto(c Config, maxMedium int, sharedMemory bool, coreHz float64) msg
 	default:
 		r1 = DefaultRendezvousPut
 	}
-	post, match := msgCosts(coreHz)
+	post, match := MsgRecvCosts(caps)
 	return msgProto{
 		e0:            min(EagerShortLimit(c.MsgEagerShort, c.PEs, c.NetworkDepth), int64(maxMedium)),
 		e1:            c.MsgEagerBuffer,

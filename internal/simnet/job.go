@@ -54,6 +54,7 @@ func NewJob(name string, cfg conduit.JobConfig, net Network, perNode int) (*Job,
 	j.K.SetLimits(cfg.SimTimeLimit, cfg.WallTimeLimit)
 	j.caps = net.Caps()
 	j.caps.Simulated = true
+	j.caps.MessageCost = j.costs.PerMessage
 	j.caps.DirectAccess = false
 	if cfg.RequireRegisteredLocal {
 		j.caps.NeedsRegisteredLocal = true
