@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -194,4 +195,21 @@ func TestValidationCanFail(t *testing.T) {
 	b := bench.FillPattern(make([]byte, 64), 3)
 	b[17]++
 	assert.False(t, bench.ValidPattern(b, 3))
+}
+
+// Only the PEs that exchange messages hold a two-sided benchmark's
+// buffers: on a simulated network every PE lives in the one process, and
+// osu_bw's window of 64 KiB messages is 8 MiB of buffers a PE, which 14 of
+// these 16 PEs, without a partner, do not need.
+func TestIdlePEsHaveNoBuffers(t *testing.T) {
+	s := bench.Setup{Config: pgas.Config{Conduit: "gemini", Seed: 7}, Nodes: 16, PPN: 1, Window: 64, Iterations: 1, Warmup: 1}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := bench.MsgBW(s, []int{64 << 10})
+	require.NoError(t, err)
+	runtime.ReadMemStats(&after)
+	const perPE = 2 * 64 * 64 << 10
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %d MiB; the buffers of every PE would be %d MiB", alloc>>20, 16*perPE>>20)
+	assert.Less(t, alloc, uint64(6*perPE), "more than the two partners' buffers and the simulation's own")
 }

@@ -97,7 +97,7 @@ func msgLatencyOf(s Setup, j *job, sizes []int) (*Result, error) {
 			if err := pe.Barrier(); err != nil {
 				return err
 			}
-			if s.Buffers == BuffersMultiple {
+			if s.Buffers == BuffersMultiple && peer >= 0 {
 				// OSU's -b multiple: buffers of this size, allocated afresh.
 				send, recv = make([]byte, size), make([]byte, size)
 			}
@@ -185,13 +185,12 @@ func (s Setup) addPoint(pe *pgas.PE, r *Result, size, iters int, mean float64, s
 // pairs runs body on every PE: with j.all, PE i < n/2 is a sender paired
 // with i + n/2; otherwise only rank 0 (sender) and rank n/2 pair, and
 // the other PEs get peer -1. send and recv are the PE's buffers, as large
-// as j asks.
+// as j asks (none for a PE without a peer).
 func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender bool, send, recv []byte) error) (*Result, error) {
 	if s.Layout != nil && s.Validate {
 		return nil, fmt.Errorf("%w: %s: a derived datatype (%s) does not support validation, as OSU's", ErrBadSetup, j.name, s.Layout.Spec)
 	}
 	res, err := s.run(j, func(pe *pgas.PE, r *Result) error {
-		send, recv := make([]byte, j.private/2), make([]byte, j.private/2)
 		half, rank := pe.Size()/2, pe.Rank()
 		if j.all && j.pairs > 0 {
 			if j.pairs > half {
@@ -210,6 +209,13 @@ func (s Setup) pairs(j *job, body func(pe *pgas.PE, r *Result, peer int, sender 
 			peer, sender = half, true
 		case rank == half:
 			peer = 0
+		}
+		// Only the PEs that exchange messages have buffers: on a simulated
+		// network every PE's live in one process, and a window of 1 MiB
+		// messages is 128 MiB a PE.
+		var send, recv []byte
+		if peer >= 0 {
+			send, recv = make([]byte, j.private/2), make([]byte, j.private/2)
 		}
 		return body(pe, r, peer, sender, send, recv)
 	})
@@ -325,7 +331,9 @@ func msgWindows(s Setup, sizes []int, name, title string, both, all bool) (*Resu
 				ns = 1
 			case BuffersMultiple:
 				// OSU's -b multiple: this size's buffers, allocated afresh.
-				send, recv = make([]byte, ns*size), make([]byte, ns*size)
+				if peer >= 0 {
+					send, recv = make([]byte, ns*size), make([]byte, ns*size)
+				}
 			}
 			slot := func(b []byte, x int) []byte {
 				off := (x % ns) * size
