@@ -329,7 +329,7 @@ const (
 	// transfer at full bandwidth, which the whitepaper says a single active
 	// BTE channel sustains (Aries NIC): at about 0.5 us from a read's
 	// request to its data back at the NIC, 32 reads of 64 bytes make 4 GB/s
-	// (the model gives 3.9 GB/s for A-BW-UNI's streaming puts with 32),
+	// (the model gave 3.9 GB/s for 1 MiB puts in windows of 16 with 32),
 	// where 10 GB/s needs some 80 in flight.
 	HostReadTags = 256
 )

@@ -102,6 +102,47 @@ func ariesBiBW(s *Session) (float64, error) {
 	})
 }
 
+// ariesBWUniRow measures A-BW-UNI with the whitepaper's own benchmarks on
+// the runtime's two-sided messaging between nodes on neighbouring Aries
+// (rank 0 and rank 4 of 8): osu_bw at 1 MiB (2 iterations after 1 of
+// warm-up), and IMB's PingPong at 4 MiB (its largest size; 10 repetitions, what IMB's 40 MiB volume gives
+// there) as the size over half the round trip, in GB/s. The detail gives
+// the ping-pong with the get rendezvous for every large message, and the
+// one-sided figures: 1 MiB puts in windows of 16, and 4 MiB blocking
+// gets.
+func ariesBWUniRow(s *Session) (Measurement, error) {
+	const pingSize = 4 << 20
+	// run has f measure the benchmark in cfg's job of 8 nodes and sets
+	// *out to its one point's value, in the unit per makes of it.
+	run := func(out *float64, per func(float64) float64, cfg pgas.Config, window, iters, warm int,
+		f func(bench.Setup, []int) (*bench.Result, error), size int) func() error {
+		return func() error {
+			r, err := f(bench.Setup{Config: cfg, Nodes: 8, PPN: 1, Window: window, Iterations: iters, Warmup: warm}, []int{size})
+			if err == nil {
+				*out = per(r.Points[0].Value)
+			}
+			return err
+		}
+	}
+	gbps := func(mbps float64) float64 { return mbps / 1000 }
+	perHalfRTT := func(us float64) float64 { return pingSize / us / 1000 }
+	getRndv := s.config(ari, pgas.OrderDefault, nil)
+	getRndv.MsgRendezvousPut = 2 * pingSize
+	var stream, ping, pingGet, put, get float64
+	err := s.parallel(
+		run(&stream, gbps, s.config(ari, pgas.OrderDefault, nil), 64, 2, 1, bench.MsgBW, 1<<20),
+		run(&ping, perHalfRTT, s.config(ari, pgas.OrderDefault, nil), 1, 10, 2, bench.MsgLatency, pingSize),
+		run(&pingGet, perHalfRTT, getRndv, 1, 10, 2, bench.MsgLatency, pingSize),
+		run(&put, gbps, s.config(ari, pgas.OrderRelaxed, nil), 16, 4, 1, bench.PutBW, 1<<20),
+		run(&get, gbps, s.config(ari, pgas.OrderDefault, nil), 1, 4, 1, bench.GetBW, pingSize))
+	if err != nil {
+		return Measurement{}, err
+	}
+	return Measurement{Values: []float64{stream, ping},
+		Detail: fmt.Sprintf("ping-pong %.3g%% below streaming; with the get rendezvous for every large message (PGAS_MSG_RNDV_PUT above 4 MiB): %.3g GB/s; one-sided: 1 MiB puts, window 16, %.3g GB/s; 4 MiB blocking gets %.3g GB/s",
+			100*(1-ping/stream), pingGet, put, get)}, nil
+}
+
 func ariesHalfRow(s *Session) (Measurement, error) {
 	sizes := bench.Sizes(8, 64<<10)
 	r, err := runOne(s, func() (*bench.Result, error) {
