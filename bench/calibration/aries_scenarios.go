@@ -105,8 +105,9 @@ func ariesBiBW(s *Session) (float64, error) {
 // ariesBWUniRow measures A-BW-UNI with the whitepaper's own benchmarks on
 // the runtime's two-sided messaging between nodes on neighbouring Aries
 // (rank 0 and rank 4 of 8): osu_bw at 1 MiB (2 iterations after 1 of
-// warm-up), and IMB's PingPong at 4 MiB (its largest size; 10 repetitions, what IMB's 40 MiB volume gives
-// there) as the size over half the round trip, in GB/s. The detail gives
+// warm-up), and IMB's PingPong at 4 MiB (its largest size; 10
+// repetitions, what IMB's 40 MiB volume gives there) as the size over
+// half the round trip, in GB/s. The detail gives
 // the ping-pong with the get rendezvous for every large message, and the
 // one-sided figures: 1 MiB puts in windows of 16, and 4 MiB blocking
 // gets.
