@@ -179,14 +179,15 @@ type ceStats struct {
 // It is a simnet.Offloader (fabric.Config.Offload) and the actor of its
 // own events.
 type engine struct {
-	job   *simnet.Job
-	m     *fabric.Machine
-	k     *sim.Kernel
-	tree  ceTree
-	op    Time     // CEOpCycles
-	next  []uint64 // by rank: its next collective
-	nodes []ceNode
-	stats ceStats
+	sim.Source // its number among the kernel's actors
+	job        *simnet.Job
+	m          *fabric.Machine
+	k          *sim.Kernel
+	tree       ceTree
+	op         Time     // CEOpCycles
+	next       []uint64 // by rank: its next collective
+	nodes      []ceNode
+	stats      ceStats
 }
 
 // newEngine is the collective engine of the job the first call of an
@@ -340,6 +341,7 @@ func (e *engine) bind(j *simnet.Job) error {
 		return err
 	}
 	e.job, e.m, e.k, e.tree = j, m, j.K, tree
+	e.Source.ID = j.K.NewOrigins(1)
 	e.op = m.Cycles(CEOpCycles)
 	e.next = make([]uint64, j.Size())
 	e.nodes = make([]ceNode, j.Nodes())

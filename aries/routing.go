@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopgas/gopgas/aries/dragonfly"
 	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/sim"
 )
 
 // The routing of a job's Dragonfly on the fabric (whitepaper, Cray XC
@@ -136,10 +137,12 @@ type routing struct {
 	clock interface{ Now() Time }
 	// fab is the machine of the channels (MayFail), when built on one.
 	fab *fabric.Machine
-	// rng makes the adaptive routing's random choices: seeded the same
-	// for every job, and drawn in the order of the simulation's events,
-	// so that a run repeats exactly.
-	rng rand.PCG
+	// rngs make the adaptive routing's random choices, a stream per
+	// Aries for the choices made there: seeded the same for every job,
+	// and each drawn in the order of its Aries' own events, so that a run
+	// repeats exactly and a draw does not depend on the order of other
+	// routers' events.
+	rngs []rand.PCG
 	// candCache caches candidates by source Aries and destination group.
 	candCache []candidateEntry
 	// cand are buffers for the candidate paths.
@@ -199,7 +202,10 @@ func (rt *routing) build(m *fabric.Machine, d *Dragonfly) error {
 			rt.out[a][port] = c
 		}
 	}
-	rt.rng.Seed(routeSeed, uint64(n))
+	rt.rngs = make([]rand.PCG, n)
+	for a := range rt.rngs {
+		rt.rngs[a].Seed(routeSeed, uint64(a))
+	}
 	rt.clock, rt.fab = m, m
 	rt.snapLoad = make([]int32, n*NetworkPortsPerAries)
 	rt.snapAt = make([]Time, n*NetworkPortsPerAries)
@@ -295,6 +301,7 @@ func (rt *routing) choose(src int, p *fabric.Packet) bool {
 // times.
 func (rt *routing) bestCandidate(src, dst int, first LinkClass, limit, retries int) (best, bestCost, bestSplit int) {
 	best, bestCost, bestSplit = -1, limit, -1
+	rng := &rt.rngs[src]
 	for try := 0; try <= retries && best < 0; try++ {
 		for k := range rt.cand {
 			nonMinimal := k >= MinimalCandidates
@@ -304,9 +311,9 @@ func (rt *routing) bestCandidate(src, dst int, first LinkClass, limit, retries i
 			split := -1
 			path := rt.cand[k][:0]
 			if nonMinimal {
-				path, split = rt.nonMinimal(path, src, dst, rt.rng.Uint64(), rt.rng.Uint64(), rt.rng.Uint64())
+				path, split = rt.nonMinimal(path, src, dst, rng.Uint64(), rng.Uint64(), rng.Uint64())
 			} else {
-				path = rt.minimal(path, src, dst, rt.rng.Uint64())
+				path = rt.minimal(path, src, dst, rng.Uint64())
 			}
 			rt.cand[k] = path
 			if len(path) > 0 && path[0].Class < first {
@@ -620,9 +627,10 @@ func (rt *routing) detour(a int, p *fabric.Packet) bool {
 	tries := 2 * (CandidateRetries + 1)
 	found, bestCost, bestSplit, bestStart := 0, -1, -1, 0
 	for k := range tries {
-		r := [3]uint64{mix(p.Hash + uint64(k)), mix(p.Hash ^ uint64(k)<<32), mix(^p.Hash + uint64(k))}
+		r := [3]uint64{sim.Mix64(p.Hash + uint64(k)), sim.Mix64(p.Hash ^ uint64(k)<<32), sim.Mix64(^p.Hash + uint64(k))}
 		if p.Adaptive {
-			r = [3]uint64{rt.rng.Uint64(), rt.rng.Uint64(), rt.rng.Uint64()}
+			rng := &rt.rngs[a]
+			r = [3]uint64{rng.Uint64(), rng.Uint64(), rng.Uint64()}
 		}
 		nonMinimal := k >= tries/2
 		split := -1
@@ -681,16 +689,6 @@ func (rt *routing) detour(a int, p *fabric.Packet) bool {
 	}
 	rt.detours++
 	return true
-}
-
-// mix is SplitMix64's finaliser: the deterministic detours' draws from a
-// packet's hash.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // channelName names a channel for the trace.

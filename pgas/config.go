@@ -357,7 +357,7 @@ var settings = []Setting{
 	},
 	{
 		Env: "PGAS_SEED", Field: "Seed", Default: "1", Allowed: "an unsigned 64-bit integer",
-		Doc:    "seed of a simulated backend's random choices",
+		Doc:    "seed of a simulated backend's random choices and of the order in which its simultaneous events are taken",
 		isSet:  func(c *Config) bool { return c.Seed != 0 },
 		parse:  func(c *Config, s string) (err error) { c.Seed, err = strconv.ParseUint(s, 0, 64); return },
 		check:  func(c *Config) error { return nil },

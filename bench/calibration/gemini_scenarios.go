@@ -346,21 +346,26 @@ func xoverRow(s *Session) (Measurement, error) {
 		return Measurement{}, err
 	}
 	var parts []string
-	cross := math.NaN()
 	for i, size := range sizes {
-		f, b := bw[2*i], bw[2*i+1]
-		parts = append(parts, fmt.Sprintf("%d: FMA %.0f BTE %.0f", size, f, b))
-		if math.IsNaN(cross) && b >= f {
-			if i == 0 {
-				cross = float64(size)
-				continue
-			}
-			// Interpolate log(size) where BTE - FMA crosses zero.
-			f0, b0 := bw[2*i-2], bw[2*i-1]
-			d0, d1 := b0-f0, b-f
-			frac := d0 / (d0 - d1)
-			cross = float64(sizes[i-1]) * math.Pow(2, frac*math.Log2(float64(size)/float64(sizes[i-1])))
-		}
+		parts = append(parts, fmt.Sprintf("%d: FMA %.0f BTE %.0f", size, bw[2*i], bw[2*i+1]))
+	}
+	// The crossover is where BTE overtakes FMA for good: BTE at least as
+	// fast at every larger size measured. The first size from which that
+	// holds (none when FMA is ahead at the largest) and the size before
+	// it, between which the difference crosses zero.
+	from := len(sizes)
+	for from > 0 && bw[2*from-1] >= bw[2*from-2] {
+		from--
+	}
+	cross := math.NaN()
+	switch {
+	case from == 0:
+		cross = float64(sizes[0])
+	case from < len(sizes):
+		// Interpolate log(size) where BTE - FMA crosses zero.
+		d0, d1 := bw[2*from-1]-bw[2*from-2], bw[2*from+1]-bw[2*from]
+		frac := d0 / (d0 - d1)
+		cross = float64(sizes[from-1]) * math.Pow(2, frac*math.Log2(float64(sizes[from])/float64(sizes[from-1])))
 	}
 	return Measurement{Values: []float64{cross}, Detail: "MB/s: " + strings.Join(parts, ", ")}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"github.com/gopgas/gopgas/internal/sim"
 )
 
 // A channel is one direction of a link between two routers, or a processor
@@ -73,9 +75,15 @@ type Channel struct {
 
 	fullTime Time // unitTime with every lane working
 
-	sent, retries int64
-	busyTime      Time
+	sent     int64
+	retries  int32
+	seq      uint32 // events it has scheduled (Origin)
+	busyTime Time
 }
+
+// Origin is the channel's number among the kernel's actors and its count
+// of events scheduled (sim.Actor).
+func (c *Channel) Origin() (uint32, *uint32) { return c.m.origin + uint32(c.id), &c.seq }
 
 // vcState is a channel's state for one virtual channel: the packets
 // queued on it, the space it has in the far end's input buffer, and the
@@ -382,13 +390,23 @@ func (c *Channel) take(p *Packet) (need int) {
 // and how much later than at first sending it arrives.
 func (c *Channel) crc(ser Time) (occupy, extra Time) {
 	occupy = ser
-	if rate := c.m.opts.CRCErrorRate; rate > 0 && c.m.k.Rand().Float64() < rate {
+	if rate := c.m.opts.CRCErrorRate; rate > 0 && c.crcDraw() < rate {
 		c.retries++
 		c.m.stats.CRCRetries++
 		extra = ser + 2*c.flight
 		occupy = 2 * ser
 	}
 	return occupy, extra
+}
+
+// crcDraw is the channel's draw for its next packet's CRC, uniform in
+// [0, 1): the channel's own random stream, a hash of the run's seed, its
+// number and how many packets it has sent, so that a draw depends on the
+// channel's history alone, not on the order of other channels' events.
+func (c *Channel) crcDraw() float64 {
+	x := sim.Mix64(c.m.k.Seed() ^ 0x9e3779b97f4a7c15*uint64(c.id+1))
+	x = sim.Mix64(x + uint64(c.sent))
+	return float64(x>>11) / (1 << 53)
 }
 
 // occupy makes the channel busy with p for occupy from now, and counts it.

@@ -1,6 +1,10 @@
 package fabric
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/internal/sim"
+)
 
 // Control packets, by which a backend's own NIC units (the Aries
 // collective engine) talk to each other across the network.
@@ -43,7 +47,7 @@ func (m *Machine) SendControl(at Time, src, dst, size int, deliver func(at Time)
 	p.kind, p.VC, p.Size, p.cnt = pktCtl, m.p.ResponseVC, int32(size), 1
 	p.Src, p.Dst, p.DstRouter = int32(src), int32(dst), int32(d.r.ID)
 	p.Adaptive = m.opts.Routing != RouteDeterministic
-	p.Hash = mix64(uint64(src)<<32 | uint64(dst))
+	p.Hash = sim.Mix64(uint64(src)<<32 | uint64(dst))
 	p.born = at
 	p.ctl = deliver
 	m.k.At(at, s, nicTx, p)

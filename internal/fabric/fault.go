@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/gopgas/gopgas/internal/sim"
 )
 
 // Links that fail in the middle of a run, and what the hardware and the
@@ -112,7 +114,10 @@ type heldPacket struct {
 }
 
 // faults is the machine's actor for fault events.
-type faults struct{ m *Machine }
+type faults struct {
+	sim.Source // its number among the kernel's actors
+	m          *Machine
+}
 
 // FailAt takes channels out of service at time at (not before the job's
 // start): packets on their wires then are lost, those queued for them are

@@ -49,6 +49,10 @@ type Machine struct {
 	k     *sim.Kernel
 	job   *simnet.Job
 	topo  Topology
+	// origin is the first of the machine's numbers among the kernel's
+	// actors (Start): the channels' by their ids, then the routers', the
+	// NICs' and the fault events'.
+	origin uint32
 
 	routers  []*Router
 	channels []*Channel
@@ -159,6 +163,10 @@ func (m *Machine) Start(j *simnet.Job) error {
 	}
 	m.topo = topo
 	m.numberChannels()
+	// The kernel's actors: the channels, the routers, the NICs and the
+	// machine's fault events, numbered in that order.
+	m.origin = m.k.NewOrigins(len(m.channels) + len(m.routers) + nodes + 1)
+	m.faults.Source.ID = m.origin + uint32(len(m.channels)+len(m.routers)+nodes)
 	m.nics = make([]*nic, nodes)
 	m.regFree = make([]Time, nodes)
 	if err := m.registerSegments(j); err != nil {
@@ -173,6 +181,7 @@ func (m *Machine) Start(j *simnet.Job) error {
 			k = placer.NICSlot(node)
 		}
 		m.nics[node] = m.newNIC(node, r, k, m.cfg.NewHost(node))
+		m.nics[node].Source.ID = m.origin + uint32(len(m.channels)+len(m.routers)+node)
 		attached[r.ID]++
 	}
 	m.lastMDH = make([]uint64, j.Size())
@@ -228,12 +237,3 @@ func (s Stats) Counters() map[string]int64 {
 
 // Stats are the fabric's counters so far.
 func (m *Machine) Stats() Stats { return m.stats }
-
-// mix64 is SplitMix64's finaliser, for routing hashes.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}

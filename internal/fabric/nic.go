@@ -1,6 +1,9 @@
 package fabric
 
-import "github.com/gopgas/gopgas/conduit"
+import (
+	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
+)
 
 // A NIC's transmit and receive pipelines. Packets to send (requests made
 // by FMA or the block-transfer engine, responses, control packets) reach
@@ -38,10 +41,11 @@ const (
 
 // nic is one node's NIC.
 type nic struct {
-	m    *Machine
-	node int
-	r    *Router
-	host Host
+	sim.Source // its number among the kernel's actors (Machine.Start)
+	m          *Machine
+	node       int
+	r          *Router
+	host       Host
 	// inject and eject are the processor tiles it uses (Params.TilesPerGroup).
 	inject, eject []*Channel
 	tx            pipeline // served by nicTxServe

@@ -26,6 +26,13 @@ type Router struct {
 	// "free".
 	buses   []uint32
 	busBase Time
+	seq     uint32 // events it has scheduled (Origin)
+}
+
+// Origin is the router's number among the kernel's actors and its count
+// of events scheduled (sim.Actor).
+func (r *Router) Origin() (uint32, *uint32) {
+	return r.m.origin + uint32(len(r.m.channels)+r.ID), &r.seq
 }
 
 // NewRouter makes the next router, with its processor tiles. Config.Build

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
 	"github.com/gopgas/gopgas/internal/simnet"
 )
 
@@ -130,7 +131,7 @@ func (t *txn) detail() string {
 }
 
 // hash is t's routing hash: its source and destination nodes.
-func (t *txn) hash() uint64 { return mix64(uint64(t.src.node)<<32 | uint64(t.dst.node)) }
+func (t *txn) hash() uint64 { return sim.Mix64(uint64(t.src.node)<<32 | uint64(t.dst.node)) }
 
 // perPkt is the CPU time of each of t's FMA stores (per real packet):
 // data for a put or a message, a control word for a get or an AMO.
@@ -398,7 +399,7 @@ func (n *nic) request(t *txn, i int) *Packet {
 		p.Size = int32(m.unitSize(size, m.sizes.Request))
 	}
 	if m.opts.HashAddress {
-		p.Hash ^= mix64(uint64(t.roff) + uint64(off))
+		p.Hash ^= sim.Mix64(uint64(t.roff) + uint64(off))
 	}
 	return p
 }

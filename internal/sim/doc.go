@@ -15,8 +15,12 @@
 //
 // Same events, same seed: the same run, bit for bit. Nothing here reads the
 // wall clock but the wall-clock limit (SetLimits), and events at the same
-// time run in a deterministic order (that of their slots in the queue;
-// models must not rely on it being the order they were scheduled in).
+// time run in a deterministic order that depends only on what the actors
+// did: by the number of the actor that scheduled them (Actor.Origin, given
+// out by NewOrigins), then in the order that actor scheduled them. A model
+// draws its random choices from streams of its own actors (a hash of Seed
+// and the actor's history), not from the kernel's one stream, wherever the
+// order of different actors' events would otherwise decide a draw.
 //
 // A Kernel is used by one goroutine at a time: the one that calls Run, and
 // the PE coroutines it resumes, which run only while it waits.
@@ -25,8 +29,10 @@
 //
 //   - kernel.go: the Kernel and its slab of event bodies: At and After
 //     schedule an event for an Actor, Step and RunUntil process them, Now
-//     and Events tell where the run is, and Rand is the seeded random
-//     source every random choice of a model must take.
+//     and Events tell where the run is, NewOrigins numbers the actors for
+//     the order of simultaneous events, and Seed and Rand are the run's
+//     seed and a random source seeded with it (for tests and set-up; a
+//     model's draws come from its actors' own streams).
 //   - queue.go: the pending events' keys, a radix heap that takes the
 //     least key first, exactly as a binary heap would.
 //   - proc.go: Proc, a PE run as a coroutine (Spawn, Advance, Sync, Block,

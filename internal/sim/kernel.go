@@ -13,15 +13,38 @@ type Time = conduit.Time
 
 // An Actor receives the events scheduled for it. code and data are what the
 // scheduler passed; data holding a pointer costs no allocation.
+//
+// Origin is the actor's place in the order of simultaneous events: its
+// number (one the kernel gave out, NewOrigins) and the count of the events
+// it has scheduled so far, which the kernel advances. An actor may embed a
+// Source for both.
 type Actor interface {
 	Fire(code int32, data any)
+	Origin() (id uint32, seq *uint32)
 }
+
+// Source is an actor's number and count of events scheduled (Actor.Origin),
+// for an actor to embed.
+type Source struct {
+	ID  uint32
+	Seq uint32
+}
+
+// Origin is the source's number and its count of events scheduled.
+func (s *Source) Origin() (uint32, *uint32) { return s.ID, &s.Seq }
 
 // The pending events are 64-bit keys in a priority queue (queue.go): the
 // event's time (relative to a base the kernel moves forward) above the slot
 // of its body in a slab. Events at the same time run in the order of their
-// slots, which is deterministic though not the order they were scheduled
-// in.
+// tie-break (tieBreak): a hash of the run's seed, the number of the actor
+// that scheduled the event (0: none, the job's set-up) and the event's
+// time, then how many events that actor had scheduled before it. So the
+// order depends only on what each actor did, not on where in memory the
+// events were kept, and a partitioned kernel can reproduce it
+// (docs/parallel-kernel.md); no actor's events come first at every
+// instant, as they would if actors were ranked by number (a router would
+// always serve the same input first when two packets arrive at once),
+// and an actor's events at one time run in the order it scheduled them.
 const (
 	slotBits = 22 // at most 4M pending events
 	slotMask = 1<<slotBits - 1
@@ -37,6 +60,7 @@ type body struct {
 	a    Actor
 	code int32
 	data any
+	tie  uint64 // tieBreak
 }
 
 // Kernel is a discrete-event simulator.
@@ -55,6 +79,23 @@ type Kernel struct {
 	freeTop int32
 	fired   uint64
 	rng     *rand.Rand
+	seed    uint64
+
+	// batch holds the events at the time now that are yet to run, a
+	// binary heap by tie-break, while there are several: every pending
+	// event at now is then in it.
+	batch []batchEntry
+	// firing: an event is being processed (Step); an event it schedules
+	// for now joins the batch.
+	firing bool
+	// curHash and curSeq are the origin of the events scheduled now:
+	// the hash of the seed and the number of the actor whose event is
+	// being processed (or 0's), and its count of events scheduled (or the
+	// kernel's own).
+	curHash uint64
+	curSeq  *uint32
+	ownSeq  uint32
+	origins uint32 // numbers given out (NewOrigins)
 
 	simLimit  Time          // SetLimits
 	wallLimit time.Duration // SetLimits
@@ -71,7 +112,59 @@ type Kernel struct {
 
 // New makes a kernel whose random choices follow seed.
 func New(seed uint64) *Kernel {
-	return &Kernel{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	k := &Kernel{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seed: seed}
+	k.setOrigin(0, &k.ownSeq)
+	return k
+}
+
+// setOrigin makes actor id, whose count of events scheduled is *seq, the
+// origin of the events scheduled from now on.
+func (k *Kernel) setOrigin(id uint32, seq *uint32) {
+	k.curHash, k.curSeq = Mix64(k.seed^0x9e3779b97f4a7c15*uint64(id+1)), seq
+}
+
+// tieBreak is the tie-break of an event at time t scheduled by the
+// current origin: above, 40 bits of a hash of the seed, the origin and t,
+// which rank the origins with events at t afresh at every instant; below,
+// the origin's count of events scheduled (its low 24 bits: an actor's
+// events at one time run in the order it scheduled them unless it
+// schedules 16 million between two of them).
+func (k *Kernel) tieBreak(t Time) uint64 {
+	seq := *k.curSeq
+	*k.curSeq++
+	return Mix64(k.curHash+uint64(t))&^(1<<tieSeqBits-1) | uint64(seq)&(1<<tieSeqBits-1)
+}
+
+// tieSeqBits is how many bits of its origin's count a tie-break keeps.
+const tieSeqBits = 24
+
+// Mix64 is SplitMix64's finaliser, a bijection of 64-bit words whose
+// outputs look independent for neighbouring inputs: the models' hashes
+// and counter-based random draws.
+func Mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Seed is the seed the kernel was made with: a model's random streams
+// of its own (one per actor, so that a draw depends only on that actor's
+// history) derive from it.
+func (k *Kernel) Seed() uint64 { return k.seed }
+
+// NewOrigins gives out n consecutive actor numbers (Actor.Origin) and
+// returns the first. Numbers start at 1 (0 is the kernel's own) and are
+// given in the order asked for, so a model that asks in the same order
+// gets the same numbers.
+func (k *Kernel) NewOrigins(n int) uint32 {
+	if n < 0 || uint64(k.origins)+uint64(n) >= 1<<32-1 {
+		panic(fmt.Sprintf("sim: %d more actor numbers after %d", n, k.origins))
+	}
+	first := k.origins + 1
+	k.origins += uint32(n)
+	return first
 }
 
 // Now is the time of the event being processed.
@@ -98,7 +191,7 @@ func (k *Kernel) Observe(f func(Time, Actor)) { k.observe = f }
 func (k *Kernel) BeforePE(f func()) { k.beforePE = f }
 
 // Pending is the number of events not yet processed.
-func (k *Kernel) Pending() int { return k.queue.len() }
+func (k *Kernel) Pending() int { return k.queue.len() + len(k.batch) }
 
 // At schedules an event for a at time t, which must not be in the past.
 //
@@ -118,7 +211,12 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 		slot = k.newSlot()
 	}
 	b := &k.slab[slot/bodyChunk][slot%bodyChunk]
-	b.a, b.code, b.data = a, code, data
+	tie := k.tieBreak(t)
+	b.a, b.code, b.data, b.tie = a, code, data, tie
+	if t == k.now && (k.firing || len(k.batch) > 0) {
+		k.pushBatch(batchEntry{tie, slot})
+		return
+	}
 	k.queue.push(uint64(t-k.base)<<slotBits | uint64(slot))
 }
 
@@ -166,6 +264,9 @@ func (k *Kernel) After(d Time, a Actor, code int32, data any) { k.At(k.now+d, a,
 
 // next is the time of the earliest pending event, or -1.
 func (k *Kernel) next() Time {
+	if len(k.batch) > 0 {
+		return k.now
+	}
 	if k.queue.len() == 0 {
 		return -1
 	}
@@ -173,28 +274,80 @@ func (k *Kernel) next() Time {
 }
 
 // Step processes the earliest event and reports whether there was one.
+// Of the events at one time it takes the least tie-break: when the
+// earliest key's time is shared with others, they all move from the queue
+// to the batch, which gives them out in tie-break order along with those
+// scheduled for that time as they run.
 func (k *Kernel) Step() bool {
-	if k.queue.len() == 0 {
+	var slot uint32
+	switch {
+	case len(k.batch) > 0:
+		slot = k.popBatch()
+	case k.queue.len() == 0:
 		return false
+	default:
+		e := k.queue.pop()
+		slot = uint32(e & slotMask)
+		k.now = k.base + Time(e>>slotBits)
+		if k.queue.len() > 0 && k.queue.min()>>slotBits == e>>slotBits {
+			k.gather(e)
+			slot = k.popBatch()
+		}
 	}
-	e := k.queue.pop()
-	slot := uint32(e & slotMask)
 	bp := &k.slab[slot/bodyChunk][slot%bodyChunk]
 	b := *bp
 	*bp = body{code: k.freeTop}
 	k.freeTop = int32(slot) + 1
-	k.now = k.base + Time(e>>slotBits)
 	k.fired++
 	if k.observe != nil {
 		k.observe(k.now, b.a)
 	}
+	k.setOrigin(b.a.Origin())
+	k.firing = true
 	b.a.Fire(b.code, b.data)
+	k.firing = false
+	k.setOrigin(0, &k.ownSeq)
 	return true
 }
 
+// batchEntry is an event of the batch: its tie-break and its slot.
+type batchEntry struct {
+	tie  uint64
+	slot uint32
+}
+
+// gather moves the event of key e and every other pending one at its time
+// from the queue to the batch.
+//
+//go:noinline
+func (k *Kernel) gather(e uint64) {
+	t := e >> slotBits
+	k.pushBatch(batchEntry{k.tieOf(uint32(e & slotMask)), uint32(e & slotMask)})
+	for k.queue.len() > 0 && k.queue.min()>>slotBits == t {
+		s := uint32(k.queue.pop() & slotMask)
+		k.pushBatch(batchEntry{k.tieOf(s), s})
+	}
+}
+
+// tieOf is the tie-break of the event in slot s.
+func (k *Kernel) tieOf(s uint32) uint64 { return k.slab[s/bodyChunk][s%bodyChunk].tie }
+
+// pushBatch adds x to the batch's heap.
+func (k *Kernel) pushBatch(x batchEntry) { k.batch = heapPush(k.batch, x, batchKey) }
+
+// popBatch takes the batch's least tie-break and returns its slot.
+func (k *Kernel) popBatch() uint32 {
+	var top batchEntry
+	top, k.batch = heapPop(k.batch, batchKey)
+	return top.slot
+}
+
+// batchKey orders the batch: by tie-break.
+func batchKey(e batchEntry) uint64 { return e.tie }
+
 // RunUntil processes events up to and including time t.
 func (k *Kernel) RunUntil(t Time) {
-	for k.queue.len() > 0 && k.next() <= t {
+	for k.Pending() > 0 && k.next() <= t {
 		k.Step()
 	}
 	if k.now < t {

@@ -2,7 +2,7 @@ package sim
 
 import "testing"
 
-type nop struct{}
+type nop struct{ *Source }
 
 func (nop) Fire(int32, any) {}
 
@@ -11,7 +11,7 @@ func (nop) Fire(int32, any) {}
 // inverse of ns/op.
 func BenchmarkQueue(b *testing.B) {
 	k := New(1)
-	var a nop
+	a := nop{&Source{ID: k.NewOrigins(1)}}
 	for i := range 1000 {
 		k.At(Time(i*7919%1000), a, 0, nil)
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 )
 
 type recorder struct {
+	Source
 	k   *Kernel
 	log []string
 }
@@ -84,6 +86,12 @@ func TestHeapOrderUnderRandomLoad(t *testing.T) {
 type actorFunc func(code int32, data any)
 
 func (f actorFunc) Fire(code int32, data any) { f(code, data) }
+
+// funcSeq is the count of events every actorFunc has scheduled: they
+// share origin 0 with the kernel's set-up (tests of one kernel at a time).
+var funcSeq uint32
+
+func (f actorFunc) Origin() (uint32, *uint32) { return 0, &funcSeq }
 
 func TestRunUntil(t *testing.T) {
 	k := New(1)
@@ -223,8 +231,8 @@ func TestWakeWhileSyncingIsNotLost(t *testing.T) {
 }
 
 // TestFreeSlotsLastFreedFirst: the slab's slots are reused last freed
-// first (events at the same time run in the order of their slots, so the
-// order of reuse is part of the run's order), and a kernel that keeps the
+// first (the one freed last is the likeliest in cache; the order of
+// simultaneous events does not depend on it), and a kernel that keeps the
 // same number of events pending allocates nothing.
 func TestFreeSlotsLastFreedFirst(t *testing.T) {
 	k := New(1)
@@ -278,4 +286,64 @@ func TestBeforePE(t *testing.T) {
 	require.NoError(t, k.Run())
 	require.Equal(t, 2, calls)
 	require.Zero(t, running)
+}
+
+// tieActor records its events as "name:code:scheduler" and, on code 1,
+// schedules code 2 for itself and then for other at once.
+type tieActor struct {
+	Source
+	k     *Kernel
+	name  string
+	log   *[]string
+	other *tieActor
+}
+
+func (a *tieActor) Fire(code int32, from any) {
+	*a.log = append(*a.log, fmt.Sprintf("%s:%d:%v", a.name, code, from))
+	if code == 1 {
+		a.k.At(a.k.Now(), a, 2, a.name)
+		a.k.At(a.k.Now(), a.other, 2, a.name)
+	}
+}
+
+// Events at the same time run in the order of their tie-break, which
+// depends on the seed, the actors that scheduled them and the time, not on
+// the slots the slab gives them: a kernel whose slab has been churned, so
+// that its free slots come in another order, runs them the same. An
+// actor's events at one time run in the order it scheduled them, and the
+// order among actors differs with the seed.
+func TestSimultaneousEventsByOrigin(t *testing.T) {
+	run := func(seed uint64, churn int) []string {
+		k := New(seed)
+		var log []string
+		a := &tieActor{k: k, name: "a", log: &log}
+		b := &tieActor{k: k, name: "b", log: &log, other: a}
+		a.other = b
+		a.Source.ID, b.Source.ID = k.NewOrigins(1), k.NewOrigins(1)
+		noise := actorFunc(func(int32, any) {})
+		for i := range churn {
+			k.At(Time(i%7), noise, 0, nil)
+		}
+		for k.Step() {
+		}
+		k.At(100, b, 1, "setup")
+		k.At(100, a, 1, "setup")
+		for k.Step() {
+		}
+		return log
+	}
+	orders := map[string]bool{}
+	for seed := range uint64(16) {
+		want := run(seed, 0)
+		require.Len(t, want, 6)
+		for _, churn := range []int{1, 5, 100} {
+			require.Equal(t, want, run(seed, churn), "seed %d, after %d events through the slab", seed, churn)
+		}
+		// Each scheduler's events in the order it scheduled them.
+		for _, pair := range [][2]string{{"b:1:setup", "a:1:setup"}, {"a:2:a", "b:2:a"}, {"b:2:b", "a:2:b"}} {
+			require.Less(t, slices.Index(want, pair[0]), slices.Index(want, pair[1]), "seed %d: %v", seed, want)
+		}
+		orders[strings.Join(want, " ")] = true
+	}
+	require.Greater(t, len(orders), 1, "the order among actors does not change with the seed")
 }

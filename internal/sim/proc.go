@@ -21,11 +21,12 @@ const (
 
 // Proc is a PE running as a coroutine of the kernel.
 type Proc struct {
-	k     *Kernel
-	id    int
-	clock Time
-	state procState
-	what  string
+	Source // its number among the actors (NewOrigins), given at Spawn
+	k      *Kernel
+	id     int
+	clock  Time
+	state  procState
+	what   string
 	// notified records a Wake that came while the PE was not blocked (it
 	// was syncing): its next Block returns at once, so that it looks again
 	// instead of missing what woke it.
@@ -41,6 +42,7 @@ type Proc struct {
 // error is returned by Run when it is the job's first failure.
 func (k *Kernel) Spawn(body func(p *Proc) error) *Proc {
 	p := &Proc{k: k, id: len(k.procs)}
+	p.Source.ID = k.NewOrigins(1)
 	seq := func(yield func(struct{}) bool) {
 		p.yield = yield
 		p.err = body(p)
@@ -222,7 +224,9 @@ func (k *Kernel) Run() error {
 func (k *Kernel) unwind() {
 	for _, p := range k.procs {
 		for p.state != procDone {
+			k.setOrigin(p.Origin())
 			p.Fire(0, nil)
+			k.setOrigin(0, &k.ownSeq)
 		}
 	}
 }

@@ -212,27 +212,42 @@ func (q *queue) shift(d uint64) {
 }
 
 // pushSide adds e to the side heap.
-func (q *queue) pushSide(e uint64) {
-	h := append(q.side, e)
+func (q *queue) pushSide(e uint64) { q.side = heapPush(q.side, e, sideKey) }
+
+// popSide takes the side heap's least key.
+func (q *queue) popSide() uint64 {
+	var top uint64
+	top, q.side = heapPop(q.side, sideKey)
+	return top
+}
+
+// sideKey is a side heap entry's key: the entry itself.
+func sideKey(e uint64) uint64 { return e }
+
+// heapPush adds x to binary min-heap h, ordered by key, and returns it.
+func heapPush[T any](h []T, x T, key func(T) uint64) []T {
+	h = append(h, x)
+	kx := key(x)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if e >= h[p] {
+		if kx >= key(h[p]) {
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = e
-	q.side = h
+	h[i] = x
+	return h
 }
 
-// popSide takes the side heap's least key.
-func (q *queue) popSide() uint64 {
-	h := q.side
+// heapPop takes the least of binary min-heap h, ordered by key, and
+// returns it and the heap.
+func heapPop[T any](h []T, key func(T) uint64) (T, []T) {
 	top := h[0]
 	n := len(h) - 1
 	last := h[n]
+	kl := key(last)
 	h = h[:n]
 	i := 0
 	for {
@@ -240,10 +255,10 @@ func (q *queue) popSide() uint64 {
 		if c >= n {
 			break
 		}
-		if c+1 < n && h[c+1] < h[c] {
+		if c+1 < n && key(h[c+1]) < key(h[c]) {
 			c++
 		}
-		if h[c] >= last {
+		if key(h[c]) >= kl {
 			break
 		}
 		h[i] = h[c]
@@ -252,6 +267,5 @@ func (q *queue) popSide() uint64 {
 	if n > 0 {
 		h[i] = last
 	}
-	q.side = h
-	return top
+	return top, h
 }

@@ -126,7 +126,7 @@ func conduitFlag(o *options, fs *flag.FlagSet, def string) {
 func settingFlags(o *options, fs *flag.FlagSet) {
 	fs.Var(&o.options, "option", "backend option `key=value` (repeatable; merged over PGAS_OPTIONS); see the list below")
 	fs.Var(&o.sets, "set", "runtime setting `PGAS_NAME=value` (repeatable), as if in the environment; see the list below")
-	fs.Uint64Var(&o.seed, "seed", 0, "seed of a simulated backend's random choices (PGAS_SEED; default 1)")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of a simulated backend's random choices and of the order of its simultaneous events (PGAS_SEED; default 1)")
 }
 
 func formatFlag(o *options, fs *flag.FlagSet) {
