@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/gopgas/gopgas/conduit"
@@ -36,15 +38,17 @@ func (s *Source) Origin() (uint32, *uint32) { return s.ID, &s.Seq }
 // The pending events are 64-bit keys in a priority queue (queue.go): the
 // event's time (relative to a base the kernel moves forward) above the slot
 // of its body in a slab. Events at the same time run in the order of their
-// tie-break (tieBreak): a hash of the run's seed, the number of the actor
-// that scheduled the event (0: none, the job's set-up) and the event's
-// time, then how many events that actor had scheduled before it. So the
-// order depends only on what each actor did, not on where in memory the
-// events were kept, and a partitioned kernel can reproduce it
-// (docs/parallel-kernel.md); no actor's events come first at every
+// tie-break (tieBreak): the number of the actor that scheduled the event
+// (0: none, the job's set-up) XOR a mask drawn from the run's seed and the
+// event's time, then how many events that actor had scheduled before it.
+// So the order depends only on what each actor did, not on where in memory
+// the events were kept, and a partitioned kernel can reproduce it
+// (docs/parallel-kernel.md). No actor's events come first at every
 // instant, as they would if actors were ranked by number (a router would
-// always serve the same input first when two packets arrive at once),
-// and an actor's events at one time run in the order it scheduled them.
+// always serve the same input first when two packets arrive at once): of
+// two actors, which goes first is decided by the mask's bit where their
+// numbers first differ, a fair draw at each instant; and an actor's events
+// at one time run in the order it scheduled them.
 const (
 	slotBits = 22 // at most 4M pending events
 	slotMask = 1<<slotBits - 1
@@ -60,7 +64,6 @@ type body struct {
 	a    Actor
 	code int32
 	data any
-	tie  uint64 // tieBreak
 }
 
 // Kernel is a discrete-event simulator.
@@ -71,7 +74,11 @@ type Kernel struct {
 	// slab is the event bodies, in chunks of bodyChunk made as the
 	// pending events first need them (so that growing it copies nothing
 	// and leaves no garbage); slots counts the slots made.
-	slab  [][]body
+	slab [][]body
+	// ties are the pending events' tie-breaks (tieBreak), by slot, in
+	// chunks as the slab's: apart from the bodies, so that gathering the
+	// events of one time reads 8 bytes a slot, eight to a cache line.
+	ties  [][]uint64
 	slots uint32
 	// freeTop is the free slot made free last, plus one (0: none); each
 	// free slot's code is the one made free before it, plus one. The
@@ -81,21 +88,27 @@ type Kernel struct {
 	rng     *rand.Rand
 	seed    uint64
 
-	// batch holds the events at the time now that are yet to run, a
-	// binary heap by tie-break, while there are several: every pending
-	// event at now is then in it.
+	// The batch is the events at the time now that are yet to run, while
+	// there are several: every pending event at now is then in it. run
+	// holds those that were pending when the time came, sorted by
+	// tie-break, from runAt on (a burst of simultaneous events, such as
+	// every PE's start, is sorted once); batch those scheduled for now
+	// since, a binary heap by tie-break. The next is the lesser of their
+	// firsts.
+	run   []batchEntry
+	runAt int
 	batch []batchEntry
 	// firing: an event is being processed (Step); an event it schedules
 	// for now joins the batch.
 	firing bool
-	// curHash and curSeq are the origin of the events scheduled now:
-	// the hash of the seed and the number of the actor whose event is
-	// being processed (or 0's), and its count of events scheduled (or the
-	// kernel's own).
-	curHash uint64
-	curSeq  *uint32
-	ownSeq  uint32
-	origins uint32 // numbers given out (NewOrigins)
+	// curID and curSeq are the origin of the events scheduled now: the
+	// number of the actor whose event is being processed (or 0), and its
+	// count of events scheduled (or the kernel's own).
+	curID    uint32
+	curSeq   *uint32 // nil: curActor's, not yet looked up
+	curActor Actor
+	ownSeq   uint32
+	origins  uint32 // numbers given out (NewOrigins)
 
 	simLimit  Time          // SetLimits
 	wallLimit time.Duration // SetLimits
@@ -120,23 +133,23 @@ func New(seed uint64) *Kernel {
 // setOrigin makes actor id, whose count of events scheduled is *seq, the
 // origin of the events scheduled from now on.
 func (k *Kernel) setOrigin(id uint32, seq *uint32) {
-	k.curHash, k.curSeq = Mix64(k.seed^0x9e3779b97f4a7c15*uint64(id+1)), seq
+	k.curID, k.curSeq = id, seq
 }
 
 // tieBreak is the tie-break of an event at time t scheduled by the
-// current origin: above, 40 bits of a hash of the seed, the origin and t,
-// which rank the origins with events at t afresh at every instant; below,
-// the origin's count of events scheduled (its low 24 bits: an actor's
-// events at one time run in the order it scheduled them unless it
-// schedules 16 million between two of them).
+// current origin: above, the origin's number XOR 32 bits of a hash of the
+// seed and t, which rank the origins with events at t afresh at every
+// instant (the order keeps actors of nearby numbers together, a channel's
+// events near its router's, as a hash of each number would not); below,
+// the origin's count of events scheduled.
 func (k *Kernel) tieBreak(t Time) uint64 {
+	if k.curSeq == nil {
+		k.setOrigin(k.curActor.Origin())
+	}
 	seq := *k.curSeq
 	*k.curSeq++
-	return Mix64(k.curHash+uint64(t))&^(1<<tieSeqBits-1) | uint64(seq)&(1<<tieSeqBits-1)
+	return uint64(k.curID^uint32(Mix64(k.seed+uint64(t))>>32))<<32 | uint64(seq)
 }
-
-// tieSeqBits is how many bits of its origin's count a tie-break keeps.
-const tieSeqBits = 24
 
 // Mix64 is SplitMix64's finaliser, a bijection of 64-bit words whose
 // outputs look independent for neighbouring inputs: the models' hashes
@@ -191,7 +204,10 @@ func (k *Kernel) Observe(f func(Time, Actor)) { k.observe = f }
 func (k *Kernel) BeforePE(f func()) { k.beforePE = f }
 
 // Pending is the number of events not yet processed.
-func (k *Kernel) Pending() int { return k.queue.len() + len(k.batch) }
+func (k *Kernel) Pending() int { return k.queue.len() + k.batched() }
+
+// batched is the number of events in the batch.
+func (k *Kernel) batched() int { return len(k.run) - k.runAt + len(k.batch) }
 
 // At schedules an event for a at time t, which must not be in the past.
 //
@@ -212,8 +228,9 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 	}
 	b := &k.slab[slot/bodyChunk][slot%bodyChunk]
 	tie := k.tieBreak(t)
-	b.a, b.code, b.data, b.tie = a, code, data, tie
-	if t == k.now && (k.firing || len(k.batch) > 0) {
+	b.a, b.code, b.data = a, code, data
+	k.ties[slot/bodyChunk][slot%bodyChunk] = tie
+	if t == k.now && (k.firing || k.batched() > 0) {
 		k.pushBatch(batchEntry{tie, slot})
 		return
 	}
@@ -246,6 +263,7 @@ func (k *Kernel) newSlot() uint32 {
 	slot := k.slots
 	if slot%bodyChunk == 0 {
 		k.slab = append(k.slab, make([]body, bodyChunk))
+		k.ties = append(k.ties, make([]uint64, bodyChunk))
 	}
 	k.slots++
 	return slot
@@ -264,7 +282,7 @@ func (k *Kernel) After(d Time, a Actor, code int32, data any) { k.At(k.now+d, a,
 
 // next is the time of the earliest pending event, or -1.
 func (k *Kernel) next() Time {
-	if len(k.batch) > 0 {
+	if k.batched() > 0 {
 		return k.now
 	}
 	if k.queue.len() == 0 {
@@ -281,7 +299,7 @@ func (k *Kernel) next() Time {
 func (k *Kernel) Step() bool {
 	var slot uint32
 	switch {
-	case len(k.batch) > 0:
+	case k.batched() > 0:
 		slot = k.popBatch()
 	case k.queue.len() == 0:
 		return false
@@ -302,7 +320,10 @@ func (k *Kernel) Step() bool {
 	if k.observe != nil {
 		k.observe(k.now, b.a)
 	}
-	k.setOrigin(b.a.Origin())
+	// The actor's origin is looked up when it first schedules an event
+	// (tieBreak): its Fire has the actor in cache by then, and an event
+	// that schedules nothing never looks.
+	k.curActor, k.curSeq = b.a, nil
 	k.firing = true
 	b.a.Fire(b.code, b.data)
 	k.firing = false
@@ -322,21 +343,44 @@ type batchEntry struct {
 //go:noinline
 func (k *Kernel) gather(e uint64) {
 	t := e >> slotBits
-	k.pushBatch(batchEntry{k.tieOf(uint32(e & slotMask)), uint32(e & slotMask)})
+	k.run, k.runAt = append(k.run[:0], batchEntry{k.tieOf(uint32(e & slotMask)), uint32(e & slotMask)}), 0
 	for k.queue.len() > 0 && k.queue.min()>>slotBits == t {
 		s := uint32(k.queue.pop() & slotMask)
-		k.pushBatch(batchEntry{k.tieOf(s), s})
+		k.run = append(k.run, batchEntry{k.tieOf(s), s})
+	}
+	sortByTie(k.run)
+}
+
+// sortByTie sorts r by tie-break: by insertion when short (most times
+// are shared by a few events), else by the library's sort.
+func sortByTie(r []batchEntry) {
+	if len(r) > 12 {
+		slices.SortFunc(r, func(a, b batchEntry) int { return cmp.Compare(a.tie, b.tie) })
+		return
+	}
+	for i := 1; i < len(r); i++ {
+		x := r[i]
+		j := i
+		for j > 0 && r[j-1].tie > x.tie {
+			r[j] = r[j-1]
+			j--
+		}
+		r[j] = x
 	}
 }
 
 // tieOf is the tie-break of the event in slot s.
-func (k *Kernel) tieOf(s uint32) uint64 { return k.slab[s/bodyChunk][s%bodyChunk].tie }
+func (k *Kernel) tieOf(s uint32) uint64 { return k.ties[s/bodyChunk][s%bodyChunk] }
 
 // pushBatch adds x to the batch's heap.
 func (k *Kernel) pushBatch(x batchEntry) { k.batch = heapPush(k.batch, x, batchKey) }
 
 // popBatch takes the batch's least tie-break and returns its slot.
 func (k *Kernel) popBatch() uint32 {
+	if k.runAt < len(k.run) && (len(k.batch) == 0 || k.run[k.runAt].tie < k.batch[0].tie) {
+		k.runAt++
+		return k.run[k.runAt-1].slot
+	}
 	var top batchEntry
 	top, k.batch = heapPop(k.batch, batchKey)
 	return top.slot
