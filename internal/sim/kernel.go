@@ -307,7 +307,7 @@ func (k *Kernel) Step() bool {
 		e := k.queue.pop()
 		slot = uint32(e & slotMask)
 		k.now = k.base + Time(e>>slotBits)
-		if k.queue.len() > 0 && k.queue.min()>>slotBits == e>>slotBits {
+		if k.queue.sameTime(e) {
 			k.gather(e)
 			slot = k.popBatch()
 		}

@@ -140,6 +140,42 @@ func (q *queue) min() uint64 {
 	return q.last
 }
 
+// sameTime says whether a pending key has the time of key e, the one
+// pop returned last (time above slotBits, the kernel's keys). Without
+// looking at the next key, which would settle the queue's floor ahead of
+// the events yet to be scheduled and send them to the side heap: e was
+// the floor, and a key of its time differs from it only below slotBits,
+// so it is in a bucket of a digit below slotBits' or, in the digit that
+// slotBits falls in, one whose bits from slotBits up are e's.
+func (q *queue) sameTime(e uint64) bool {
+	if len(q.side) > 0 || q.hasLast || e != q.last {
+		// e came from the side heap (rare): look.
+		return q.len() > 0 && q.min()>>slotBits == e>>slotBits
+	}
+	const low = slotBits / radixBits * radix // buckets of the digits wholly below slotBits
+	for j := 0; j < low; j += 64 {
+		w := q.full[j/64]
+		if rest := low - j; rest < 64 {
+			w &= 1<<rest - 1
+		}
+		if w != 0 {
+			return true
+		}
+	}
+	// The digit slotBits falls in: its values whose bits from slotBits
+	// up are e's.
+	const shift = slotBits % radixBits
+	level := slotBits / radixBits
+	d := int(e>>(level*radixBits)) % radix
+	first := low + d>>shift<<shift
+	for j := first; j < first+1<<shift; j++ {
+		if q.full[j/64]&(1<<(j%64)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // pop takes the least pending key; the queue must not be empty.
 func (q *queue) pop() uint64 {
 	if len(q.side) > 0 {

@@ -100,3 +100,41 @@ func TestQueueMemoryBounded(t *testing.T) {
 	require.LessOrEqual(t, q.made, pending/chunkKeys+2*buckets)
 	require.Zero(t, testing.AllocsPerRun(1000, cycle))
 }
+
+// TestQueueSameTime: after each pop, sameTime says whether another
+// pending key has the popped key's time, as a sorted reference does, over
+// keys whose times often coincide (a few times, many slots each) and
+// pushes between pops, some of them below the floor.
+func TestQueueSameTime(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		var q queue
+		var ref []uint64
+		used := map[uint64]bool{}
+		base := uint64(0)
+		push := func(e uint64) {
+			if used[e] {
+				return
+			}
+			used[e] = true
+			q.push(e)
+			i, _ := slices.BinarySearch(ref, e)
+			ref = slices.Insert(ref, i, e)
+		}
+		for range 2000 {
+			for range rng.IntN(4) {
+				tm := base + uint64(rng.IntN(4)) // times often shared
+				push(tm<<slotBits | uint64(rng.IntN(1<<slotBits)))
+			}
+			if len(ref) == 0 {
+				continue
+			}
+			e := q.pop()
+			require.Equal(t, ref[0], e, "seed %d", seed)
+			ref = ref[1:]
+			want := len(ref) > 0 && ref[0]>>slotBits == e>>slotBits
+			require.Equal(t, want, q.sameTime(e), "seed %d, key %#x", seed, e)
+			base = e >> slotBits
+		}
+	}
+}
