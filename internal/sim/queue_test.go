@@ -20,15 +20,7 @@ func TestQueueTakesLeastKey(t *testing.T) {
 		var ref []uint64 // pending keys, sorted
 		used := map[uint64]bool{}
 		now, last := uint64(0), uint64(0) // the last key taken, and its time
-		push := func(e uint64) {
-			if used[e] {
-				return
-			}
-			used[e] = true
-			q.push(e)
-			i, _ := slices.BinarySearch(ref, e)
-			ref = slices.Insert(ref, i, e)
-		}
+		push := func(e uint64) { pushBoth(&q, &ref, used, e) }
 		for step := range 20000 {
 			switch r := rng.IntN(100); {
 			case r < 45: // an event ahead, near or far
@@ -112,15 +104,7 @@ func TestQueueSameTime(t *testing.T) {
 		var ref []uint64
 		used := map[uint64]bool{}
 		base := uint64(0)
-		push := func(e uint64) {
-			if used[e] {
-				return
-			}
-			used[e] = true
-			q.push(e)
-			i, _ := slices.BinarySearch(ref, e)
-			ref = slices.Insert(ref, i, e)
-		}
+		push := func(e uint64) { pushBoth(&q, &ref, used, e) }
 		for range 2000 {
 			for range rng.IntN(4) {
 				tm := base + uint64(rng.IntN(4)) // times often shared
@@ -137,4 +121,16 @@ func TestQueueSameTime(t *testing.T) {
 			base = e >> slotBits
 		}
 	}
+}
+
+// pushBoth pushes key e, unless it was used before, to q and to ref, its
+// sorted reference.
+func pushBoth(q *queue, ref *[]uint64, used map[uint64]bool, e uint64) {
+	if used[e] {
+		return
+	}
+	used[e] = true
+	q.push(e)
+	i, _ := slices.BinarySearch(*ref, e)
+	*ref = slices.Insert(*ref, i, e)
 }
