@@ -34,7 +34,14 @@ func CheckRows(t *testing.T, ids ...string) {
 		rows = append(rows, row)
 	}
 	// Evaluated together: the session runs their scenarios in parallel.
-	outcomes := shared().EvaluateAll(t.Context(), rows)
+	Report(t, rows, shared().EvaluateAll(t.Context(), rows))
+}
+
+// Report judges evaluated rows, each as a subtest: a row that fails is an
+// error, unless the row says why the model misses it, in which case the
+// subtest is skipped with that reason and the simulated value.
+func Report(t *testing.T, rows []*calibration.Row, outcomes []calibration.Outcome) {
+	t.Helper()
 	for i, row := range rows {
 		id, o := row.ID, outcomes[i]
 		t.Run(id, func(t *testing.T) {
