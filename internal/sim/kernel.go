@@ -348,15 +348,30 @@ func (k *Kernel) gather(e uint64) {
 		s := uint32(k.queue.pop() & slotMask)
 		k.run = append(k.run, batchEntry{k.tieOf(s), s})
 	}
-	sortByTie(k.run)
+	// The batch's heap is empty: its room is the radix sort's other
+	// buffer, and keeps what the sort grew it to.
+	k.batch = sortByTie(k.run, k.batch)[:0]
 }
 
+// Bursts of simultaneous events longer than insertionMax are sorted by
+// the library's sort, and from radixMin on by radix: tie-breaks are
+// distinct, so every sort gives the same order.
+const (
+	insertionMax = 12
+	radixMin     = 512
+)
+
 // sortByTie sorts r by tie-break: by insertion when short (most times
-// are shared by a few events), else by the library's sort.
-func sortByTie(r []batchEntry) {
-	if len(r) > 12 {
+// are shared by a few events), by radix when long (every node's first
+// posts of a large machine), else by the library's sort. spare is the
+// radix sort's other buffer, grown as needed and returned.
+func sortByTie(r, spare []batchEntry) []batchEntry {
+	if len(r) >= radixMin {
+		return radixByTie(r, spare)
+	}
+	if len(r) > insertionMax {
 		slices.SortFunc(r, func(a, b batchEntry) int { return cmp.Compare(a.tie, b.tie) })
-		return
+		return spare
 	}
 	for i := 1; i < len(r); i++ {
 		x := r[i]
@@ -367,6 +382,44 @@ func sortByTie(r []batchEntry) {
 		}
 		r[j] = x
 	}
+	return spare
+}
+
+// radixByTie sorts r by tie-break, least significant byte first, passing
+// over the bytes every tie-break has alike; spare is its other buffer,
+// grown to r's length and returned.
+func radixByTie(r, spare []batchEntry) []batchEntry {
+	if cap(spare) < len(r) {
+		spare = make([]batchEntry, len(r))
+	}
+	src, dst := r, spare[:len(r)]
+	var counts [8][256]int
+	for _, e := range src {
+		for b := range 8 {
+			counts[b][byte(e.tie>>(8*b))]++
+		}
+	}
+	for b := range 8 {
+		c := &counts[b]
+		if c[byte(src[0].tie>>(8*b))] == len(src) {
+			continue // every tie-break has this byte
+		}
+		at := 0
+		for d, n := range c {
+			c[d] = at
+			at += n
+		}
+		for _, e := range src {
+			d := byte(e.tie >> (8 * b))
+			dst[c[d]] = e
+			c[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &r[0] {
+		copy(r, src)
+	}
+	return spare
 }
 
 // tieOf is the tie-break of the event in slot s.

@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -346,4 +348,40 @@ func TestSimultaneousEventsByOrigin(t *testing.T) {
 		orders[strings.Join(want, " ")] = true
 	}
 	require.Greater(t, len(orders), 1, "the order among actors does not change with the seed")
+}
+
+// TestSortByTie checks the three sorts of a burst (insertion, the
+// library's, radix) against a reference, on bursts whose tie-breaks are
+// spread over every byte and on bursts that share their high bytes (one
+// actor's events, or few actors), reusing the radix sort's buffer.
+func TestSortByTie(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var spare []batchEntry
+	for _, n := range []int{0, 1, 2, insertionMax, insertionMax + 1, 100, radixMin - 1, radixMin, radixMin + 1, 3000, 20000} {
+		for _, shape := range []string{"spread", "one actor", "few actors"} {
+			seen := map[uint64]bool{}
+			r := make([]batchEntry, 0, n)
+			for len(r) < n {
+				var tie uint64
+				switch shape {
+				case "spread":
+					tie = rng.Uint64()
+				case "one actor":
+					tie = 7<<32 | uint64(rng.IntN(4*n))
+				default:
+					tie = uint64(rng.IntN(5))<<32 | uint64(rng.IntN(4*n))
+				}
+				if !seen[tie] {
+					seen[tie] = true
+					r = append(r, batchEntry{tie: tie, slot: uint32(len(r))})
+				}
+			}
+			want := slices.Clone(r)
+			slices.SortFunc(want, func(a, b batchEntry) int { return cmp.Compare(a.tie, b.tie) })
+			spare = sortByTie(r, spare)
+			if !slices.Equal(r, want) {
+				t.Errorf("%d events, %s: sorted wrongly", n, shape)
+			}
+		}
+	}
 }
