@@ -37,14 +37,33 @@ type amoEntry struct {
 	used  uint64
 }
 
+// amoUnit is a NIC's AMO unit.
+type amoUnit struct {
+	free  Time                 // the unit is busy until then
+	cache map[amoKey]*amoEntry // its cache
+	clock uint64               // counts its operations (amoEntry.used)
+	fills []Time               // by slot: when each fill in flight is back
+	n     int                  // fills made
+	// q holds the AMOs the unit has not started, in order (amoDrain);
+	// pending counts those started and not yet performed.
+	q       pktQueue
+	pending int
+	wake    bool // a nicAMODrain is scheduled
+	// done and log are the record of applied AMOs, kept on machines whose
+	// links may fail (applyAMO); head is log's first entry not yet
+	// expired.
+	done map[amoRecordKey]amoOutcome
+	log  []amoLogEntry
+	head int
+}
+
 // amo queues an AMO request for the AMO unit, whose cache and fill slots
 // are made for the NIC's first (most NICs of a job of puts never see one).
 func (n *nic) amo(p *Packet) {
-	if n.amoCache == nil {
-		n.amoCache = make(map[amoKey]*amoEntry)
-		n.amoFills = make([]Time, n.m.p.AMOFetchesOutstanding)
+	if n.au == nil {
+		n.au = &amoUnit{cache: make(map[amoKey]*amoEntry), fills: make([]Time, n.m.p.AMOFetchesOutstanding)}
 	}
-	n.amoQ.push(p)
+	n.au.q.push(p)
 	n.amoDrain()
 }
 
@@ -54,8 +73,8 @@ func (n *nic) amo(p *Packet) {
 // visible, a miss for a fill slot and a host-read tag (reads.go grants it
 // and drains again).
 func (n *nic) amoDrain() {
-	for n.amoQ.front() != nil && n.amoStart(n.amoQ.front()) {
-		n.amoQ.pop()
+	for n.au.q.front() != nil && n.amoStart(n.au.q.front()) {
+		n.au.q.pop()
 	}
 	// A grant the unit did not use (its head hit, or waits for something
 	// else) goes back.
@@ -64,8 +83,8 @@ func (n *nic) amoDrain() {
 
 // amoWakeAt drains the AMO queue again at t.
 func (n *nic) amoWakeAt(t Time) {
-	if !n.amoWake {
-		n.amoWake = true
+	if !n.au.wake {
+		n.au.wake = true
 		n.m.k.At(t, n, nicAMODrain, nil)
 	}
 }
@@ -88,18 +107,18 @@ func (n *nic) amoStart(p *Packet) bool {
 		return true
 	}
 	strict := t.order == conduit.OrderStrict
-	if strict && n.amoPending > 0 {
+	if strict && n.au.pending > 0 {
 		return false
 	}
-	start := n.amoFree
+	start := n.au.free
 	if strict {
 		start = max(start, n.writesVisible)
 	}
 	k := amoKey{t.tep.Rank(), t.region, t.roff &^ (amoOperandBytes - 1)}
-	e, hit := n.amoCache[k]
-	slot := n.amoN % len(n.amoFills)
+	e, hit := n.au.cache[k]
+	slot := n.au.n % len(n.au.fills)
 	if !hit {
-		start = max(start, n.amoFills[slot])
+		start = max(start, n.au.fills[slot])
 	}
 	if start > now {
 		n.amoWakeAt(start)
@@ -109,30 +128,30 @@ func (n *nic) amoStart(p *Packet) bool {
 		n.engineWait(readAMO, &n.amoTagWait)
 		return false
 	}
-	n.amoClock++
+	n.au.clock++
 	var at Time
 	if hit {
-		n.amoFree = now + m.amoHit
-		at = max(n.amoFree, e.ready)
+		n.au.free = now + m.amoHit
+		at = max(n.au.free, e.ready)
 		m.stats.AMOHits++
 	} else {
-		n.amoN++
-		n.amoFree = now + m.amoMiss
+		n.au.n++
+		n.au.free = now + m.amoMiss
 		n.readUse(1, &n.amoTagGrant)
 		_, done := n.host.Read(now, 1, m.dstLoc(t), t.order)
 		n.readRelease(done, 1)
-		n.amoFills[slot] = done
-		at = max(n.amoFree, done)
-		if len(n.amoCache) >= m.p.AMOCacheEntries {
+		n.au.fills[slot] = done
+		at = max(n.au.free, done)
+		if len(n.au.cache) >= m.p.AMOCacheEntries {
 			n.amoEvict()
 		}
 		e = &amoEntry{}
-		n.amoCache[k] = e
+		n.au.cache[k] = e
 		m.stats.AMOMisses++
 	}
 	e.ready = at
-	e.used = n.amoClock
-	n.amoPending++
+	e.used = n.au.clock
+	n.au.pending++
 	m.k.At(at, n, nicAMO, p)
 	return true
 }
@@ -141,12 +160,12 @@ func (n *nic) amoStart(p *Packet) bool {
 func (n *nic) amoEvict() {
 	var victim amoKey
 	var oldest uint64 = ^uint64(0)
-	for k, e := range n.amoCache {
+	for k, e := range n.au.cache {
 		if e.used < oldest || (e.used == oldest && lessKey(k, victim)) {
 			victim, oldest = k, e.used
 		}
 	}
-	delete(n.amoCache, victim)
+	delete(n.au.cache, victim)
 }
 
 func lessKey(a, b amoKey) bool {
@@ -165,7 +184,7 @@ func lessKey(a, b amoKey) bool {
 // applied is answered from the record and not applied again.
 func (n *nic) performAMO(p *Packet) {
 	n.applyAMO(p)
-	n.amoPending--
+	n.au.pending--
 	n.amoDrain()
 }
 
@@ -177,7 +196,7 @@ func (n *nic) applyAMO(p *Packet) {
 	if m.lossy {
 		key = amoRecordKey{t.ep.Rank(), t.x.id}
 		n.expireAMORecords()
-		if rec, ok := n.amoDone[key]; ok {
+		if rec, ok := n.au.done[key]; ok {
 			m.stats.AMOReplays++
 			p.old, p.failed = rec.old, rec.detail != ""
 			if p.failed {
@@ -196,8 +215,8 @@ func (n *nic) applyAMO(p *Packet) {
 	}
 	p.old = old
 	if m.lossy {
-		n.amoDone[key] = amoOutcome{old: old, detail: detail}
-		n.amoLog = append(n.amoLog, amoLogEntry{key, m.k.Now()})
+		n.au.done[key] = amoOutcome{old: old, detail: detail}
+		n.au.log = append(n.au.log, amoLogEntry{key, m.k.Now()})
 	}
 	_, visible := n.host.Write(m.k.Now(), int(t.width), 1, m.dstLoc(t), t.order)
 	n.writesVisible = max(n.writesVisible, visible)
@@ -264,16 +283,16 @@ type amoLogEntry struct {
 // expireAMORecords forgets the AMOs applied more than AMORecordTimeouts
 // transaction timeouts ago.
 func (n *nic) expireAMORecords() {
-	if n.amoDone == nil {
-		n.amoDone = make(map[amoRecordKey]amoOutcome)
+	if n.au.done == nil {
+		n.au.done = make(map[amoRecordKey]amoOutcome)
 	}
 	limit := n.m.k.Now() - AMORecordTimeouts*n.m.p.TransactionTimeout
-	for n.amoHead < len(n.amoLog) && n.amoLog[n.amoHead].at < limit {
-		delete(n.amoDone, n.amoLog[n.amoHead].key)
-		n.amoHead++
+	for n.au.head < len(n.au.log) && n.au.log[n.au.head].at < limit {
+		delete(n.au.done, n.au.log[n.au.head].key)
+		n.au.head++
 	}
-	if n.amoHead > 0 && 2*n.amoHead >= len(n.amoLog) {
-		n.amoLog = append(n.amoLog[:0], n.amoLog[n.amoHead:]...)
-		n.amoHead = 0
+	if n.au.head > 0 && 2*n.au.head >= len(n.au.log) {
+		n.au.log = append(n.au.log[:0], n.au.log[n.au.head:]...)
+		n.au.head = 0
 	}
 }

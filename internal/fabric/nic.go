@@ -53,7 +53,8 @@ type nic struct {
 	// host interface holds up the packets of its virtual channel behind it
 	// until then; the other channels' packets pass (acknowledgements are
 	// not stuck behind a backlog of incoming writes).
-	rx pipeline
+	rx      pipeline
+	rxBlock [MaxVCs]Time // rx's block
 
 	// The ORB (orb.go): entries in use, and the requests waiting for
 	// entries.
@@ -72,12 +73,6 @@ type nic struct {
 	bteNext     Time      // the engine can make a packet from then
 	bteParked   bool      // waiting for an ORB entry
 
-	// amoDone and amoLog are the record of applied AMOs (amo.go), kept
-	// on machines whose links may fail.
-	amoDone map[amoRecordKey]amoOutcome
-	amoLog  []amoLogEntry
-	amoHead int // amoLog's first entry not yet expired
-
 	// timers lists the transactions whose requests have left and that
 	// have not completed, by when their timeout is next looked at; one
 	// event (timerAt, when timerSet) stands for the earliest. A completed
@@ -87,18 +82,9 @@ type nic struct {
 	timerAt            Time
 	timerSet           bool
 
-	// The AMO unit and its cache (amo.go); the cache and the fill slots
-	// are made for the NIC's first AMO.
-	amoFree  Time
-	amoCache map[amoKey]*amoEntry
-	amoClock uint64
-	amoFills []Time // by slot: when each fill in flight is back
-	amoN     int
-	// amoQ holds the AMOs the unit has not started, in order (amoDrain);
-	// amoPending counts those started and not yet performed.
-	amoQ       pktQueue
-	amoPending int
-	amoWake    bool // a nicAMODrain is scheduled
+	// au is the AMO unit's state (amo.go), made for the NIC's first AMO
+	// (most NICs of a job of puts never see one).
+	au *amoUnit
 	// writesVisible is when every write the NIC has handed to the host
 	// interface so far is visible (a strict AMO waits for it).
 	writesVisible Time
@@ -158,7 +144,7 @@ func (n *nic) Fire(code int32, data any) {
 	case nicReadFree:
 		n.readFreed(data.(int))
 	case nicAMODrain:
-		n.amoWake = false
+		n.au.wake = false
 		n.amoDrain()
 	}
 }
@@ -180,7 +166,7 @@ func (n *nic) transmit(p *Packet) {
 // responses the node owes); a transaction's first request pays for its
 // SSID.
 func (n *nic) txServe() {
-	p, now := n.serve(&n.tx, nicTxServe)
+	p, now := n.serve(&n.tx, nil, nicTxServe)
 	if p == nil {
 		return
 	}
@@ -222,7 +208,7 @@ func (n *nic) receive(p *Packet) {
 // host interface is passed over until then. A transaction's first packet
 // at the target pays for its RMT entry.
 func (n *nic) rxServe() {
-	p, now := n.serve(&n.rx, nicRxServe)
+	p, now := n.serve(&n.rx, &n.rxBlock, nicRxServe)
 	if p == nil {
 		return
 	}
@@ -400,7 +386,7 @@ func (n *nic) dataArrived(p *Packet) {
 func (n *nic) write(p *Packet, now Time, loc int) (taken, visible Time) {
 	taken, visible = n.host.Write(now, int(p.n), int(p.cnt), loc, p.t.order)
 	n.writesVisible = max(n.writesVisible, visible)
-	n.rx.block[p.VC] = max(n.rx.block[p.VC], taken)
+	n.rxBlock[p.VC] = max(n.rxBlock[p.VC], taken)
 	return taken, visible
 }
 

@@ -10,14 +10,14 @@ type pipeline struct {
 	queued  int // packets in q
 	rr      uint8
 	pending bool // its serve event is scheduled
-	// block[vc]: the pipeline passes over vc's packets until then.
-	block [MaxVCs]Time
 }
 
 // next takes the next packet of the virtual channels in turn that is not
-// blocked at now. With none, wake is when the first blocked one is free,
+// blocked at now: block[vc], if block is not nil, is when the pipeline
+// may take vc's packets again (only the receive pipeline's are held up,
+// nic.rxBlock). With none, wake is when the first blocked one is free,
 // or -1.
-func (pl *pipeline) next(now Time, vcs int) (p *Packet, wake Time) {
+func (pl *pipeline) next(now Time, vcs int, block *[MaxVCs]Time) (p *Packet, wake Time) {
 	wake = -1
 	for i, vc := 0, int(pl.rr); i < vcs; i, vc = i+1, vc+1 {
 		if vc == vcs {
@@ -26,8 +26,8 @@ func (pl *pipeline) next(now Time, vcs int) (p *Packet, wake Time) {
 		if pl.q[vc].front() == nil {
 			continue
 		}
-		if b := pl.block[vc]; b > now {
-			if wake < 0 || b < wake {
+		if block != nil && block[vc] > now {
+			if b := block[vc]; wake < 0 || b < wake {
 				wake = b
 			}
 			continue
@@ -68,14 +68,14 @@ func (n *nic) kick(pl *pipeline, code int32, t Time) {
 // It returns nil when pl is still busy, or has nothing it may take now;
 // its event then comes again when pl is free, or when a blocked virtual
 // channel is.
-func (n *nic) serve(pl *pipeline, code int32) (p *Packet, now Time) {
+func (n *nic) serve(pl *pipeline, block *[MaxVCs]Time, code int32) (p *Packet, now Time) {
 	pl.pending = false
 	now = n.m.k.Now()
 	if now < pl.free {
 		n.kick(pl, code, pl.free)
 		return nil, now
 	}
-	p, wake := pl.next(now, n.m.p.VCs)
+	p, wake := pl.next(now, n.m.p.VCs, block)
 	if p == nil && wake >= 0 {
 		n.kick(pl, code, wake)
 	}
