@@ -57,8 +57,8 @@ type amoUnit struct {
 	head int
 }
 
-// amo queues an AMO request for the AMO unit, whose cache and fill slots
-// are made for the NIC's first (most NICs of a job of puts never see one).
+// amo queues an AMO request for the AMO unit, which is made for the NIC's
+// first (most NICs of a job of puts never see one).
 func (n *nic) amo(p *Packet) {
 	if n.au == nil {
 		n.au = &amoUnit{cache: make(map[amoKey]*amoEntry), fills: make([]Time, n.m.p.AMOFetchesOutstanding)}

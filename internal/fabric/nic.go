@@ -49,12 +49,13 @@ type nic struct {
 	// inject and eject are the processor tiles it uses (Params.TilesPerGroup).
 	inject, eject []*Channel
 	tx            pipeline // served by nicTxServe
-	// rx is served by nicRxServe. Its block[vc]: a write waiting for the
+	// rx is served by nicRxServe. rxBlock[vc]: a write waiting for the
 	// host interface holds up the packets of its virtual channel behind it
 	// until then; the other channels' packets pass (acknowledgements are
-	// not stuck behind a backlog of incoming writes).
+	// not stuck behind a backlog of incoming writes). The transmit
+	// pipeline has no such wait.
 	rx      pipeline
-	rxBlock [MaxVCs]Time // rx's block
+	rxBlock [MaxVCs]Time
 
 	// The ORB (orb.go): entries in use, and the requests waiting for
 	// entries.

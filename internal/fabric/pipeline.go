@@ -26,11 +26,13 @@ func (pl *pipeline) next(now Time, vcs int, block *[MaxVCs]Time) (p *Packet, wak
 		if pl.q[vc].front() == nil {
 			continue
 		}
-		if block != nil && block[vc] > now {
-			if b := block[vc]; wake < 0 || b < wake {
-				wake = b
+		if block != nil {
+			if b := block[vc]; b > now {
+				if wake < 0 || b < wake {
+					wake = b
+				}
+				continue
 			}
-			continue
 		}
 		p = pl.q[vc].pop()
 		pl.queued--
