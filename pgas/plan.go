@@ -169,7 +169,13 @@ func MemoryBudget() int64 {
 }
 
 // admit waits until the job's estimate fits in the budget beside the jobs
-// running, and returns the function that gives its share back.
+// running, and returns the function that gives its share back. Estimates
+// can be low (a program's own memory it did not declare, pools made on
+// first use), so the memory the running jobs are measured to hold counts
+// too: while the live heap at the last collection and the resident memory
+// outside Go's heap (memoryInUse), with the new job's estimate, exceed the
+// budget, the job waits for one of them to end. A job that would run
+// alone is never held.
 func admit(est int64) func() {
 	MemoryBudget()
 	budget.Lock()
@@ -181,5 +187,30 @@ func admit(est int64) func() {
 	n := min(est, total)
 	// Acquire fails only when its context is done: never with Background.
 	_ = sem.Acquire(context.Background(), n)
-	return func() { sem.Release(n) }
+	running.Lock()
+	if running.ended == nil {
+		running.ended = sync.NewCond(&running.Mutex)
+	}
+	for running.jobs > 0 && memoryInUse()+est > total {
+		running.held++
+		running.ended.Wait()
+	}
+	running.jobs++
+	running.Unlock()
+	return func() {
+		running.Lock()
+		running.jobs--
+		running.ended.Broadcast()
+		running.Unlock()
+		sem.Release(n)
+	}
+}
+
+// running counts the jobs admitted and not ended; ended signals an end.
+// held counts the admissions that waited on measured memory (for tests).
+var running struct {
+	sync.Mutex
+	ended *sync.Cond
+	jobs  int
+	held  int
 }

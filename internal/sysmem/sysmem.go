@@ -58,3 +58,27 @@ func readLimit(path string) (int64, bool) {
 	}
 	return v, true
 }
+
+// Resident returns the process's resident memory in bytes, and false
+// when the system does not say.
+func Resident() (int64, bool) {
+	return statmResident("/proc/self/statm", int64(os.Getpagesize()))
+}
+
+// statmResident reads the resident pages (the second field) of a statm
+// file.
+func statmResident(path string, page int64) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	fs := strings.Fields(string(b))
+	if len(fs) < 2 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(fs[1], 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n * page, true
+}

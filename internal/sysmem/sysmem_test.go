@@ -29,6 +29,14 @@ func TestParsers(t *testing.T) {
 			t.Errorf("readLimit(%q) gave a limit", s)
 		}
 	}
+	if v, ok := statmResident(write("statm", "123456 2048 512 10 0 4000 0\n"), 4096); !ok || v != 2048*4096 {
+		t.Errorf("statmResident = %d, %v", v, ok)
+	}
+	for _, s := range []string{"", "12\n", "12 x 3\n", "12 -1 3\n"} {
+		if _, ok := statmResident(write("badstatm", s), 4096); ok {
+			t.Errorf("statmResident(%q) gave a size", s)
+		}
+	}
 }
 
 func TestTotal(t *testing.T) {
@@ -39,4 +47,23 @@ func TestTotal(t *testing.T) {
 	if !ok || v < 64<<20 {
 		t.Errorf("Total = %d, %v", v, ok)
 	}
+}
+
+func TestResident(t *testing.T) {
+	if _, err := os.Stat("/proc/self/statm"); err != nil {
+		t.Skip("no /proc/self/statm")
+	}
+	before, ok := Resident()
+	if !ok || before <= 0 {
+		t.Fatalf("Resident = %d, %v", before, ok)
+	}
+	b := make([]byte, 64<<20)
+	for i := range b {
+		b[i] = 1
+	}
+	after, _ := Resident()
+	if after-before < 32<<20 {
+		t.Errorf("touching 64 MiB moved Resident from %d to %d", before, after)
+	}
+	_ = b[len(b)-1]
 }

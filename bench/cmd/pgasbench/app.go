@@ -133,6 +133,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.fail(err, cmd.name)
 	}
 	defer func(saved report.PlotSize) { report.PlotDefaults = saved }(report.PlotDefaults)
+	// The memory ceiling --memory sets (applyMemoryBudget) ends with the
+	// command.
+	defer pgas.SetMemoryCeiling(0)
 	report.PlotDefaults = plots
 	stop, err := pf.start()
 	if err == nil {

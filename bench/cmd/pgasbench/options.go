@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -435,11 +434,12 @@ func (o *options) applyMemoryBudget() error {
 	}
 	pgas.SetMemoryBudget(n)
 	// The budget counts what the jobs hold; the Go collector lets garbage
-	// grow as large again before it runs. A soft limit half the budget
-	// above it makes the collector run sooner when the jobs are large
+	// grow as large again before it runs. A ceiling half the budget above
+	// it makes the collector run sooner when the jobs are large, counting
+	// the segment pages the jobs touch, which Go's own limit does not see
 	// (unless GOMEMLIMIT chose a limit).
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(n + n/2)
+		pgas.SetMemoryCeiling(n + n/2)
 	}
 	return nil
 }
