@@ -307,6 +307,7 @@ type job struct {
 	sizes                     []int
 	segment                   int64 // bytes per PE beyond the reserved part
 	private                   int64 // bytes per PE the program touches outside its segment
+	messages                  bool  // two-sided: sends and receives from private buffers
 }
 
 // config resolves the job's configuration.
@@ -373,6 +374,8 @@ func (s Setup) config(j *job) (pgas.Config, *Result, error) {
 	if s.Unregistered {
 		cfg.ProgramBytes += j.segment / 2
 	}
+	// And the runtime's pools the program makes it fill (pgas.PoolBytes).
+	cfg.ProgramBytes += pgas.PoolBytes(cfg, j.messages, j.messages || s.Unregistered)
 	r := &Result{Benchmark: j.name, Title: j.title, Unit: j.unit, Column: j.column,
 		Nodes: nodes, PPN: ppn, Mechanism: s.Mechanism, Window: s.window()}
 	if s.Percentiles {

@@ -48,6 +48,7 @@ func msgCheck(buf []byte, k int) bool {
 func msgJob(name, title, unit, column string, sizes []int, area int64, even bool) *job {
 	j := p2pJob(name, title, unit, column, sizes, 0)
 	j.private = 2 * area
+	j.messages = true
 	j.even = even
 	return j
 }

@@ -30,7 +30,7 @@ func OrderingMsgBW(s Setup, sizes []int) (*Result, error) {
 	ns := msgSlots(w, hi)
 	area := int64(ns * max(hi, 1))
 	j := &job{name: "msg_bw", title: "Multi-pair two-sided bandwidth (message-ordering paper, Figure 2, Isend/Irecv)",
-		unit: "MB/s", column: "Bandwidth (MB/s)", nodes: 4, ppn: 24, minPEs: 2, even: true, sizes: sizes, private: 2 * area}
+		unit: "MB/s", column: "Bandwidth (MB/s)", nodes: 4, ppn: 24, minPEs: 2, even: true, sizes: sizes, private: 2 * area, messages: true}
 	return s.run(j, func(pe *pgas.PE, r *Result) error {
 		send, recv := make([]byte, area), make([]byte, area)
 		n := pe.Size()

@@ -80,6 +80,25 @@ func runtimePEBytes(c Config, size int) int64 {
 	return b
 }
 
+// PoolBytes is the memory a PE of the resolved configuration c makes
+// whole the first time it needs it, which Plan cannot know a program will
+// and does not count; a program that will need it adds it to
+// Config.ProgramBytes. With messages, the two-sided messages' internal
+// send buffer (msgSlots slots of MsgEagerBuffer bytes); with unregistered,
+// the bounce-buffer pool (BounceBytes in buffers of the bounce cutover),
+// which a transfer from or to memory outside the segment up to the cutover
+// goes through (two-sided messages' buffers are such memory).
+func PoolBytes(c Config, messages, unregistered bool) int64 {
+	var b int64
+	if messages {
+		b += msgSlots * max(c.MsgEagerBuffer, 0)
+	}
+	if unregistered && c.BounceRegisterCutover > 0 {
+		b += max(c.BounceBytes, 0) / c.BounceRegisterCutover * c.BounceRegisterCutover
+	}
+	return b
+}
+
 // Plan resolves the configuration as Run would, has the backend check it
 // (options, topology) without starting the job, and estimates the memory
 // the job will hold. It fails for an invalid configuration with the error

@@ -89,3 +89,60 @@ func TestMemoryLimitRefuses(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "PGAS_MEMORY_LIMIT=2G"), err.Error())
 }
+
+// TestPoolBytes: a two-sided job holds more than its plan unless the
+// program adds the runtime's pools (pgas.PoolBytes) to ProgramBytes, and
+// no more than the plan that does.
+func TestPoolBytes(t *testing.T) {
+	if race.Enabled {
+		t.Skip("the race detector changes what allocations cost")
+	}
+	if !segmem.Lazy() {
+		t.Skip("segments are resident whole here; the estimate counts them so")
+	}
+	const size = 4096
+	cfg := pgas.Config{Conduit: "gemini", PEs: 96, PEsPerNode: 24, SegmentBytes: pgas.MinSegmentBytes, ProgramBytes: 2 * size}
+	c, err := cfg.Resolve()
+	require.NoError(t, err)
+	pools := pgas.PoolBytes(c, true, true)
+	assert.Equal(t, int64(0), pgas.PoolBytes(c, false, false))
+	assert.Equal(t, 16*c.MsgEagerBuffer, pgas.PoolBytes(c, true, false))
+	assert.Equal(t, c.BounceBytes/c.BounceRegisterCutover*c.BounceRegisterCutover, pgas.PoolBytes(c, false, true))
+
+	bare, err := cfg.Plan()
+	require.NoError(t, err)
+	withPools := cfg
+	withPools.ProgramBytes += pools
+	full, err := withPools.Plan()
+	require.NoError(t, err)
+
+	before := heldBytes()
+	var during int64
+	err = pgas.Run(withPools, func(pe *pgas.PE) error {
+		send, recv := make([]byte, size), make([]byte, size)
+		partner := (pe.Rank() + pe.Size()/2) % pe.Size()
+		rh, err := pe.Irecv(partner, 0, recv, nil)
+		if err != nil {
+			return err
+		}
+		if err := pe.Send(partner, 0, send); err != nil {
+			return err
+		}
+		if err := rh.Wait(); err != nil {
+			return err
+		}
+		if err := pe.Barrier(); err != nil {
+			return err
+		}
+		if pe.Rank() == 0 {
+			during = heldBytes()
+		}
+		return pe.Barrier()
+	})
+	require.NoError(t, err)
+	held := during - before
+	t.Logf("held %d; plan without the pools %d, with them %d", held, bare.TotalBytes, full.TotalBytes)
+	assert.Greater(t, held, bare.TotalBytes, "the pools are not what the plan misses")
+	assert.LessOrEqual(t, held, full.TotalBytes, "the plan with the pools is below what the job holds")
+	assert.LessOrEqual(t, full.TotalBytes, 3*held, "the plan with the pools is more than 3 times what the job holds")
+}
