@@ -100,20 +100,17 @@ func newCeilingKeeper(bytes int64) *ceilingKeeper {
 func memoryInUse() int64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
-	return int64(s[0].Value.Uint64()) + residentOutsideGo(nil)
+	return int64(s[0].Value.Uint64()) + residentOutsideGo(goHeldSamples())
 }
 
 // residentOutsideGo is the process's resident memory less what Go has
 // mapped and not released: the touched pages of mapped segments, the
-// program text. samples, when not nil, are the two metrics it reads
-// (goHeldSamples), to reuse. It is 0 where the system does not say.
+// program text. samples are goHeldSamples, which it reads. It is 0 where
+// the system does not say.
 func residentOutsideGo(samples []metrics.Sample) int64 {
 	rss, ok := sysmem.Resident()
 	if !ok {
 		return 0
-	}
-	if samples == nil {
-		samples = goHeldSamples()
 	}
 	metrics.Read(samples)
 	goHeld := int64(samples[0].Value.Uint64()) - int64(samples[1].Value.Uint64())

@@ -93,8 +93,8 @@ func PoolBytes(c Config, messages, unregistered bool) int64 {
 	if messages {
 		b += msgSlots * max(c.MsgEagerBuffer, 0)
 	}
-	if unregistered && c.BounceRegisterCutover > 0 {
-		b += max(c.BounceBytes, 0) / c.BounceRegisterCutover * c.BounceRegisterCutover
+	if unregistered {
+		b += transport.BouncePoolBytes(c.BounceBytes, c.BounceRegisterCutover)
 	}
 	return b
 }

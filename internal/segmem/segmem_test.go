@@ -2,6 +2,8 @@ package segmem
 
 import (
 	"testing"
+
+	"github.com/gopgas/gopgas/internal/sysmem"
 )
 
 func TestAllocFree(t *testing.T) {
@@ -48,14 +50,14 @@ func TestUntouchedIsFree(t *testing.T) {
 	if !s.Mapped() {
 		t.Skip("segments are Go memory here (no mmap, or the race detector)")
 	}
-	r0, ok := residentBytes()
+	r0, ok := sysmem.Resident()
 	if !ok {
 		t.Skip("no /proc/self/statm")
 	}
 	for i := 0; i < 16; i++ {
 		s.Bytes[i*(1<<26)] = 1
 	}
-	r1, _ := residentBytes()
+	r1, _ := sysmem.Resident()
 	if grew := r1 - r0; grew > 8<<20 {
 		t.Errorf("touching 16 pages of a 1 GiB segment made %d bytes resident", grew)
 	}

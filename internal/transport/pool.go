@@ -167,7 +167,7 @@ func (b *bouncePool) get(e *Engine) (*bounceBuf, error) {
 
 func (b *bouncePool) init(e *Engine) error {
 	n := b.total / b.size
-	mem := make([]byte, n*b.size)
+	mem := make([]byte, BouncePoolBytes(b.total, b.size))
 	var h conduit.MemHandle
 	if e.needReg {
 		var err error
@@ -195,4 +195,14 @@ func (b *bouncePool) put(x *bounceBuf) {
 // buffers of pdBounce bytes each.
 func PoolBytes(pdBounce int) int64 {
 	return pdBuild*int64(unsafe.Sizeof(pd{})) + pdSlab*int64(pdBounce)
+}
+
+// BouncePoolBytes is the memory of a PE's bounce-buffer pool of total
+// bytes in buffers of size bytes, made whole on its first use: as many
+// whole buffers as fit.
+func BouncePoolBytes(total, size int64) int64 {
+	if size <= 0 || total <= 0 {
+		return 0
+	}
+	return total / size * size
 }
