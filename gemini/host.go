@@ -21,10 +21,14 @@ import (
 // writes in order when they go to different dies means issuing the second
 // only once the first has been acknowledged by its die; writes to the same
 // die pipeline, their controller keeping them in order. A strict read must
-// not pass any earlier write either: it follows those to its own die
-// through the die's controller and waits for those to other dies to be
-// acknowledged. Relaxed writes, and default and relaxed reads, are issued as
-// soon as they reach the bridge. Reads complete in the order they were
+// not pass any earlier write either, and the bridge issues it only once
+// every earlier write has been acknowledged, its own die's included: a
+// read travels HT's non-posted virtual channel, with buffers and flow
+// control of its own, so on the way to its die it could overtake a write
+// in the posted channel, and the ordering rules bind only the stream as
+// the bridge receives it ([HT-ARCH]). (Aries' host interface has the same
+// rule: a strict read after every earlier write.) Relaxed writes, and
+// default and relaxed reads, are issued as soon as they reach the bridge. Reads complete in the order they were
 // issued, except under relaxed ordering. With one PE per node, or a few on one die,
 // the orders cost little; with PEs on several dies their interleaved
 // streams switch dies often, and every switch waits a round trip: strict
@@ -60,9 +64,7 @@ type host struct {
 	lastIssue Time                     // issue time of the last write issued in order
 	lastDie   int                      // its die
 	lastAck   Time                     // its acknowledgement
-	dieIssue  [Dies]Time               // the last write issued to each die
-	dieAck    [Dies]Time               // its acknowledgement
-	lastRead  Time                     // issue time of the last strict read
+	acked     Time                     // when every write so far is acknowledged
 	readDone  Time                     // completion of the last ordered read
 	dieWrites [Dies]int64              // writes to each die (statistics)
 	dieSwitch int64                    // ordered writes that waited for a die switch
@@ -113,8 +115,7 @@ func (h *host) Write(t Time, n, cnt, die int, order conduit.OrderingMode) (taken
 	if order != conduit.OrderRelaxed {
 		h.lastIssue, h.lastDie, h.lastAck = issue, die, ack
 	}
-	h.dieIssue[die] = max(h.dieIssue[die], issue)
-	h.dieAck[die] = max(h.dieAck[die], ack)
+	h.acked = max(h.acked, ack)
 	return taken, ack
 }
 
@@ -129,16 +130,8 @@ func (h *host) Read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot,
 	// from the writes.
 	h.upFree = max(h.upFree, t) + htTime(cnt*HTOverheadBytes)
 	if order == conduit.OrderStrict {
-		// Behind every earlier write: those to its own die it follows
-		// through that die's controller; those to other dies must have been
-		// acknowledged.
-		issue = max(issue, h.upFree+HTLatency, h.dieIssue[die])
-		for d, ack := range h.dieAck {
-			if d != die {
-				issue = max(issue, ack)
-			}
-		}
-		h.lastRead = max(h.lastRead, issue)
+		// Behind every earlier write, once each is acknowledged.
+		issue = max(issue, h.upFree+HTLatency, h.acked)
 	}
 	l := readLatency(die)
 	done = issue + l

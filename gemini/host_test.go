@@ -103,3 +103,29 @@ func TestHostToNICStoreBeforeBookedData(t *testing.T) {
 	// fit in the gap.
 	assert.Equal(t, data+htTime(96<<10)+htTime(64), h.ToNIC(2*us, 64))
 }
+
+// A strict read is issued only once every earlier write is acknowledged,
+// one to its own die included (it travels HT's non-posted channel and could
+// otherwise overtake the write on the way); a default read passes the
+// writes, and one to another die waits for them as one to its own does.
+func TestHostStrictReadWaitsForEveryWrite(t *testing.T) {
+	for _, die := range []int{NICDie, 2} {
+		h := &host{}
+		_, visible := h.Write(0, 64, 1, die, conduit.OrderStrict)
+		_, done := h.Read(1*ns, 1, die, conduit.OrderStrict)
+		assert.Equal(t, visible+readLatency(die), done, "die %d: strict read after its own die's write", die)
+
+		h = &host{}
+		h.Write(0, 64, 1, die, conduit.OrderDefault)
+		_, done = h.Read(1*ns, 1, die, conduit.OrderDefault)
+		assert.Equal(t, 1*ns+htTime(HTOverheadBytes)+HTLatency+readLatency(die), done, "die %d: default read passes the write", die)
+	}
+	// Two writes to two dies: the read waits for the later acknowledgement,
+	// whichever die it reads.
+	h := &host{}
+	_, v1 := h.Write(0, 64, 1, 1, conduit.OrderStrict)
+	_, v2 := h.Write(0, 64, 1, NICDie, conduit.OrderStrict)
+	require.Greater(t, v2, v1, "the second write waited for the die switch")
+	_, done := h.Read(1*ns, 1, 1, conduit.OrderStrict)
+	assert.Equal(t, v2+readLatency(1), done)
+}
