@@ -28,9 +28,10 @@ import (
 // in the posted channel, and the ordering rules bind only the stream as
 // the bridge receives it ([HT-ARCH]). (Aries' host interface has the same
 // rule: a strict read after every earlier write.) Relaxed writes, and
-// default and relaxed reads, are issued as soon as they reach the bridge. Reads complete in the order they were
-// issued, except under relaxed ordering. With one PE per node, or a few on one die,
-// the orders cost little; with PEs on several dies their interleaved
+// default and relaxed reads, are issued as soon as they reach the bridge.
+// Reads complete in the order they were issued, except under relaxed
+// ordering. With one PE per node, or a few on one die, the orders cost
+// little; with PEs on several dies their interleaved
 // streams switch dies often, and every switch waits a round trip: strict
 // ordering cannot tell the ranks' independent transfers apart and makes them
 // interfere (MOP III.A's conjecture).
