@@ -66,9 +66,9 @@ type Channel struct {
 	// (Params.SharedInputUnits, which validate keeps within int32).
 	shared int32
 	id     int32
-	// dueFrom is the earliest time a credit on its way back to any VC
-	// comes back (no credit is due before it): until then absorb has
-	// nothing to count.
+	// dueFrom is at or before the earliest time a credit on its way back
+	// to any VC comes back (no credit is due before it): until then
+	// absorbAll has nothing to count. absorb does not keep it.
 	dueFrom  Time
 	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
 	flight   Time
@@ -232,15 +232,37 @@ func (c *Channel) Fire(int32, any) {
 	c.send()
 }
 
-// absorb counts the credits that have come back by now.
+// absorb counts the credits of VC vc that have come back by now. It
+// reads only vc's own returns: the channel's next due time (dueFrom) is
+// kept for absorbAll, since finding it again here would read every other
+// VC's returns as well.
 func (c *Channel) absorb(vc int) {
+	c.absorbVC(&c.vcList()[vc], c.m.k.Now())
+}
+
+// absorbAll counts the credits of every VC that have come back by now,
+// finding the channel's next due time in the same pass.
+func (c *Channel) absorbAll() {
 	now := c.m.k.Now()
 	if now < c.dueFrom {
 		return
 	}
-	v := &c.vcList()[vc]
+	due := Time(math.MaxInt64)
+	vcs := c.vcList()
+	for k := range vcs {
+		if vcs[k].returns != 0 {
+			due = min(due, c.absorbVC(&vcs[k], now))
+		}
+	}
+	c.dueFrom = due
+}
+
+// absorbVC counts the credits of VC state v that have come back by now,
+// and returns when its next comes back (math.MaxInt64: none is on its
+// way).
+func (c *Channel) absorbVC(v *vcState, now Time) Time {
 	if v.returns == 0 {
-		return
+		return math.MaxInt64
 	}
 	l := c.m.returnList(v.returns)
 	r := l.r
@@ -259,16 +281,10 @@ func (c *Channel) absorb(vc int) {
 			// way back.
 			l.next, c.m.freeReturnLists = c.m.freeReturnLists, v.returns
 			v.returns = 0
-		}
-		c.dueFrom = math.MaxInt64
-		for k := range c.vcList() {
-			if id := c.vcList()[k].returns; id != 0 {
-				if l := c.m.returnList(id); len(l.r) > 0 {
-					c.dueFrom = min(c.dueFrom, l.r[0].at)
-				}
-			}
+			return math.MaxInt64
 		}
 	}
+	return l.r[0].at
 }
 
 // send starts the next packet that has room downstream, taking the virtual
@@ -313,9 +329,7 @@ func (c *Channel) pick() *Packet {
 	pooled := c.m.p.SharedInputUnits > 0
 	if pooled {
 		// Pool space comes back with any VC's packets.
-		for vc := range vcs {
-			c.absorb(vc)
-		}
+		c.absorbAll()
 	}
 	blocked := false // a packet waits for pool space
 	states := c.vcList()
@@ -566,6 +580,11 @@ func leastLoaded(cs []*Channel) *Channel {
 	best := cs[0]
 	bl := best.Load()
 	for _, c := range cs[1:] {
+		if bl == 0 {
+			// No load is below none: the first idle one is the least
+			// loaded, and the rest need not be read.
+			break
+		}
 		if l := c.Load(); l < bl {
 			best, bl = c, l
 		}

@@ -6,24 +6,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gopgas/gopgas/internal/sim"
 )
 
 // A channel gets its VCs' state when it first queues a packet, each VC
 // with all of its own space at the far end; one that never does has none.
 func TestChannelVCStateOnFirstUse(t *testing.T) {
-	p := Params{VCs: 3, ProcessorTiles: 1, TileUnitTime: 1000, InputBufferUnits: 40, InputStage: 10_000,
-		MaxPacketData: 64, NICClockHz: 1e9, PageBytes: 4096, BTEChannels: 1, BTEReadsOutstanding: 1, BTEBurstPackets: 1,
-		ORBEntries: 1, AMOCacheEntries: 1, AMOFetchesOutstanding: 1, CoarsePackets: 1}
-	require.NoError(t, p.validate())
-	m := &Machine{p: p, k: sim.New(1), topo: dropAll{}}
+	m := bareMachine(t, 3, 1, 40, 0)
 	a, b := m.NewRouter(), m.NewRouter()
 	used, idle := m.NewLink(a, b, 1000, 5000, 1), m.NewLink(b, a, 1000, 5000, 1)
 	assert.Nil(t, used.vcs)
 	assert.Nil(t, used.pick(), "nothing to send before any packet")
 	used.enqueue(&Packet{Size: 8, cnt: 1, VC: 1})
-	require.Len(t, used.vcList(), p.VCs)
+	require.Len(t, used.vcList(), m.p.VCs)
 	assert.Equal(t, int32(40-8), used.vcList()[1].credits, "the packet took its space")
 	assert.Equal(t, int32(40), used.vcList()[0].credits)
 	assert.Equal(t, int32(40), used.vcList()[2].credits)

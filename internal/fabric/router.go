@@ -13,11 +13,9 @@ type Router struct {
 	// ID is the router's index, from 0 in the order NewRouter made them.
 	ID int
 
-	m      *Machine
-	links  []*Channel // towards other routers, in the order they were made
-	inject []*Channel // from the NICs
-	eject  []*Channel // to the NICs
-
+	// The fields a packet's crossing reads come first, in the router's
+	// first cache line; the lists of its channels after them.
+	m *Machine
 	// buses is when each row bus (by input tile and column) and then
 	// each column bus (by row, column and output row) of a tiled router
 	// is next free, in picoseconds after busBase; made when first needed.
@@ -27,6 +25,10 @@ type Router struct {
 	buses   []uint32
 	busBase Time
 	seq     uint32 // events it has scheduled (Origin)
+
+	links  []*Channel // towards other routers, in the order they were made
+	inject []*Channel // from the NICs
+	eject  []*Channel // to the NICs
 }
 
 // Origin is the router's number among the kernel's actors and its count
