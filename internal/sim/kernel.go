@@ -98,6 +98,13 @@ type Kernel struct {
 	run   []batchEntry
 	runAt int
 	batch []batchEntry
+	// readAhead is the sum of the codes of the bodies popBatch reads two
+	// events ahead of the one it returns, never used: reading a body
+	// brings it into the cache, where the run's events, read in
+	// tie-break order from slots all over the slab, are otherwise each a
+	// cache miss; its Fire then overlaps the wait (7% off a burst of 16
+	// groups' posts, BenchmarkUniformRandom).
+	readAhead int32
 	// firing: an event is being processed (Step); an event it schedules
 	// for now joins the batch.
 	firing bool
@@ -434,6 +441,10 @@ func (k *Kernel) pushBatch(x batchEntry) { k.batch = heapPush(k.batch, x, batchK
 func (k *Kernel) popBatch() uint32 {
 	if k.runAt < len(k.run) && (len(k.batch) == 0 || k.run[k.runAt].tie < k.batch[0].tie) {
 		k.runAt++
+		if k.runAt+1 < len(k.run) {
+			s := k.run[k.runAt+1].slot
+			k.readAhead += k.slab[s/bodyChunk][s%bodyChunk].code
+		}
 		return k.run[k.runAt-1].slot
 	}
 	var top batchEntry
