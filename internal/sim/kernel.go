@@ -102,8 +102,9 @@ type Kernel struct {
 	// events ahead of the one it returns, never used: reading a body
 	// brings it into the cache, where the run's events, read in
 	// tie-break order from slots all over the slab, are otherwise each a
-	// cache miss; its Fire then overlaps the wait (7% off a burst of 16
-	// groups' posts, BenchmarkUniformRandom).
+	// cache miss; its Fire then overlaps the wait (about 6% off a burst
+	// of 16 groups' posts, BenchmarkUniformRandom, and 17% off the full
+	// system's; docs/scale.md).
 	readAhead int32
 	// firing: an event is being processed (Step); an event it schedules
 	// for now joins the batch.
