@@ -23,7 +23,8 @@
 // order of different actors' events would otherwise decide a draw.
 //
 // A Kernel is used by one goroutine at a time: the one that calls Run, and
-// the PE coroutines it resumes, which run only while it waits.
+// the PE coroutines it resumes, which run only while it waits. The
+// partitions of a Parallel run are each used by one worker at a time.
 //
 // # Where things live
 //
@@ -35,6 +36,10 @@
 //     model's draws come from its actors' own streams).
 //   - queue.go: the pending events' keys, a radix heap that takes the
 //     least key first, exactly as a binary heap would.
+//   - parallel.go: Parallel, a run of partitions, each a Kernel, in
+//     conservative windows of the run's lookahead, on one or more workers
+//     with the same results for any number (docs/parallel-kernel.md):
+//     Kernel.Post schedules an event for another partition.
 //   - proc.go: Proc, a PE run as a coroutine (Spawn, Advance, Sync, Block,
 //     Wake), and the running of a job: Run until every PE has returned,
 //     the end of a job by a PE's failure, a deadlock (every PE blocked, no

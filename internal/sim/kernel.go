@@ -129,6 +129,10 @@ type Kernel struct {
 
 	observe  func(Time, Actor) // Observe
 	beforePE func()            // BeforePE
+
+	// part is the kernel's place in a partitioned run (Parallel); nil
+	// for a kernel that runs a job alone.
+	part *partition
 }
 
 // New makes a kernel whose random choices follow seed.
@@ -179,12 +183,19 @@ func (k *Kernel) Seed() uint64 { return k.seed }
 // returns the first. Numbers start at 1 (0 is the kernel's own) and are
 // given in the order asked for, so a model that asks in the same order
 // gets the same numbers.
+//
+// The partitions of a Parallel run share one numbering; they are to be
+// numbered before Run, from one goroutine.
 func (k *Kernel) NewOrigins(n int) uint32 {
-	if n < 0 || uint64(k.origins)+uint64(n) >= 1<<32-1 {
-		panic(fmt.Sprintf("sim: %d more actor numbers after %d", n, k.origins))
+	c := &k.origins
+	if k.part != nil {
+		c = &k.part.run.origins
 	}
-	first := k.origins + 1
-	k.origins += uint32(n)
+	if n < 0 || uint64(*c)+uint64(n) >= 1<<32-1 {
+		panic(fmt.Sprintf("sim: %d more actor numbers after %d", n, *c))
+	}
+	first := *c + 1
+	*c += uint32(n)
 	return first
 }
 
@@ -227,6 +238,11 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 	if t < k.now || t-k.base >= 1<<timeBits {
 		k.farAt(t)
 	}
+	k.insert(t, k.tieBreak(t), a, code, data)
+}
+
+// insert adds an event at time t (checked by At) with tie-break tie.
+func (k *Kernel) insert(t Time, tie uint64, a Actor, code int32, data any) {
 	var slot uint32
 	if k.freeTop > 0 {
 		slot = uint32(k.freeTop - 1)
@@ -235,7 +251,6 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 		slot = k.newSlot()
 	}
 	b := &k.slab[slot/bodyChunk][slot%bodyChunk]
-	tie := k.tieBreak(t)
 	b.a, b.code, b.data = a, code, data
 	k.ties[slot/bodyChunk][slot%bodyChunk] = tie
 	if t == k.now && (k.firing || k.batched() > 0) {

@@ -42,6 +42,11 @@ type Proc struct {
 // error is returned by Run when it is the job's first failure.
 func (k *Kernel) Spawn(body func(p *Proc) error) *Proc {
 	p := &Proc{k: k, id: len(k.procs)}
+	if k.part != nil {
+		// PEs are numbered across the partitions.
+		p.id = len(k.part.run.procs)
+		k.part.run.procs = append(k.part.run.procs, p)
+	}
 	p.Source.ID = k.NewOrigins(1)
 	seq := func(yield func(struct{}) bool) {
 		p.yield = yield
@@ -106,11 +111,17 @@ func (p *Proc) Advance(d Time) {
 // Sync lets every event before the PE's clock happen, so that what the PE
 // observes next is the state of the machine at its clock. It returns the
 // job's abort error, if any.
+//
+// In a partitioned run (Parallel) only the events of the PE's own
+// partition can change what it observes before the window's end: it
+// waits for those before its clock, and when its clock is at or after
+// the window's end, for the windows up to its clock, whose events from
+// other partitions are not known yet.
 func (p *Proc) Sync() error {
 	if err := p.k.abortErr; err != nil {
 		return err
 	}
-	if t := p.k.next(); t >= 0 && t < p.clock {
+	if t := p.k.next(); t >= 0 && t < p.clock || p.k.part != nil && p.clock >= p.k.part.end {
 		p.state = procReady
 		p.k.At(p.clock, p, 0, nil)
 		p.suspend()
@@ -171,6 +182,9 @@ func (k *Kernel) Fail(err error) { k.abort(-1, err) }
 func (k *Kernel) abort(id int, err error) {
 	if k.abortErr == nil {
 		k.abortErr = &jobFailure{pe: id, err: err}
+		if k.part != nil {
+			k.part.failAt = k.now
+		}
 	}
 }
 
@@ -189,6 +203,9 @@ func (f *jobFailure) Unwrap() error { return conduit.ErrJobAborted }
 // first failure: a PE's error, or a *conduit.DeadlockError when every PE
 // still running is blocked and no event is pending.
 func (k *Kernel) Run() error {
+	if k.part != nil {
+		return fmt.Errorf("sim: Run of partition %d's kernel: a partitioned run is run by its Parallel", k.part.index)
+	}
 	if k.wallLimit > 0 {
 		k.wallStart = time.Now()
 	}
@@ -270,8 +287,14 @@ func (k *Kernel) overLimit() bool {
 
 // limitError says what each PE was doing when a limit ended the job.
 func (k *Kernel) limitError(limit, value string) *conduit.LimitError {
-	e := &conduit.LimitError{Limit: limit, Value: value, Doing: make(map[int]string), At: k.now}
-	for _, p := range k.procs {
+	return limitError(k.procs, limit, value, k.now)
+}
+
+// limitError says what each of procs was doing when a limit ended the
+// job at time at.
+func limitError(procs []*Proc, limit, value string, at Time) *conduit.LimitError {
+	e := &conduit.LimitError{Limit: limit, Value: value, Doing: make(map[int]string), At: at}
+	for _, p := range procs {
 		switch {
 		case p.state == procDone:
 			e.Finished = append(e.Finished, p.id)
@@ -287,9 +310,12 @@ func (k *Kernel) limitError(limit, value string) *conduit.LimitError {
 	return e
 }
 
-func (k *Kernel) deadlock() *conduit.DeadlockError {
-	d := &conduit.DeadlockError{Waiting: make(map[int]string), At: k.now}
-	for _, p := range k.procs {
+func (k *Kernel) deadlock() *conduit.DeadlockError { return deadlock(k.procs, k.now) }
+
+// deadlock reports procs, none of which can go on, at time at.
+func deadlock(procs []*Proc, at Time) *conduit.DeadlockError {
+	d := &conduit.DeadlockError{Waiting: make(map[int]string), At: at}
+	for _, p := range procs {
 		switch p.state {
 		case procDone:
 			d.Finished = append(d.Finished, p.id)
@@ -302,8 +328,11 @@ func (k *Kernel) deadlock() *conduit.DeadlockError {
 }
 
 // failure is what Run returns: a deadlock, or the first PE's error.
-func (k *Kernel) failure() error {
-	switch e := k.abortErr.(type) {
+func (k *Kernel) failure() error { return failure(k.abortErr) }
+
+// failure is what a run whose abort error is err returns.
+func failure(err error) error {
+	switch e := err.(type) {
 	case nil:
 		return nil
 	case *jobFailure:
