@@ -27,7 +27,14 @@ import (
 // orders its simultaneous events the same way whichever window or worker
 // they came from. A model whose partitions really share nothing therefore
 // also gives the results of one kernel running all of it, save for what
-// its PEs' Sync does at a window's end (Proc.Sync).
+// its PEs' Sync does (Proc.Sync): a PE in a partitioned run waits only
+// for its own partition's events before its clock, and for the windows
+// up to its clock past the window's end, where on one kernel it waits
+// for any event before its clock. A PE that resumes from an event of its
+// own rather than going on changes the order of later simultaneous
+// events, so with PEs the results depend on how the model is cut into
+// partitions (which the model fixes: by group, by slab), though never on
+// the number of workers.
 
 // Parallel is a run of partitions in conservative windows.
 type Parallel struct {
