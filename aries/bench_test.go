@@ -2,7 +2,6 @@ package aries_test
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/gopgas/gopgas/aries"
@@ -66,69 +65,23 @@ func BenchmarkSteadyAllocs(b *testing.B) {
 // RouterPipeline after that, so nothing done in one group touches another
 // sooner). It reports the windows' event counts (mean and percentiles,
 // over the windows from the first event to the last) and the balance of
-// the groups' router and channel events within a window (the busiest
-// group's count over the mean, averaged over windows weighted by events).
+// the groups' router and channel events within a window, and of the two
+// halves of the groups two workers would take (simtest.Windows).
 func BenchmarkLookaheadWindows(b *testing.B) {
 	const groups = 16
-	const window = aries.OpticalFlight + aries.RouterPipeline
 	for _, gap := range []conduit.Time{0, simtest.BookSimMeanGap} {
 		b.Run(fmt.Sprintf("groups=%d,gap=%v", groups, gap), func(b *testing.B) {
-			var counts []int          // events by window
-			var byGroup [][groups]int // router and channel events by window and group
-			observe := func(t sim.Time, a sim.Actor) {
-				w := int(t / window)
-				for len(counts) <= w {
-					counts = append(counts, 0)
-					byGroup = append(byGroup, [groups]int{})
-				}
-				counts[w]++
-				var r *fabric.Router
-				switch a := a.(type) {
-				case *fabric.Router:
-					r = a
-				case *fabric.Channel:
-					if r = a.From(); r == nil {
-						r = a.To()
-					}
-				}
-				if r != nil {
-					byGroup[w][r.ID/aries.AriesPerGroup]++
-				}
-			}
+			w := &simtest.Windows{Width: aries.OpticalFlight + aries.RouterPipeline, Parts: groups,
+				Part: func(r *fabric.Router) int { return r.ID / aries.AriesPerGroup }}
 			tr := simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: 16, Size: 64, MeanGap: gap, Seed: 7,
-				Options: map[string]string{"groups": fmt.Sprint(groups)}, Kernel: func(k *sim.Kernel) { k.Observe(observe) }}
+				Options: map[string]string{"groups": fmt.Sprint(groups)}, Kernel: func(k *sim.Kernel) { k.Observe(w.Observe) }}
 			for b.Loop() {
-				counts, byGroup = counts[:0], byGroup[:0]
+				w.Reset()
 				if _, err := tr.Run(aries.Name); err != nil {
 					b.Fatal(err)
 				}
 			}
-			first := slices.IndexFunc(counts, func(n int) bool { return n > 0 })
-			counts, byGroup = counts[first:], byGroup[first:]
-			total, imbalance, weight := 0, 0.0, 0
-			for w, n := range counts {
-				total += n
-				sum, most := 0, 0
-				for _, e := range byGroup[w] {
-					sum += e
-					most = max(most, e)
-				}
-				if sum > 0 {
-					imbalance += float64(most) / (float64(sum) / groups) * float64(sum)
-					weight += sum
-				}
-			}
-			sorted := slices.Sorted(slices.Values(counts))
-			pct := func(q float64) float64 { return float64(sorted[int(q*float64(len(sorted)-1))]) }
-			b.ReportMetric(float64(len(counts)), "windows")
-			b.ReportMetric(float64(total)/float64(len(counts)), "events/window")
-			b.ReportMetric(pct(0.1), "p10-events/window")
-			b.ReportMetric(pct(0.5), "p50-events/window")
-			b.ReportMetric(pct(0.9), "p90-events/window")
-			b.ReportMetric(pct(1), "max-events/window")
-			if weight > 0 {
-				b.ReportMetric(imbalance/float64(weight), "busiest-group/mean")
-			}
+			w.Report(b.ReportMetric)
 		})
 	}
 }

@@ -1,11 +1,15 @@
 package gemini_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/fabric"
+	"github.com/gopgas/gopgas/internal/sim"
 	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
 )
@@ -101,4 +105,31 @@ func BenchmarkJaguar(b *testing.B) {
 func BenchmarkSmallJobJaguar(b *testing.B) {
 	tr := simtest.Traffic{Nodes: 2, Puts: 1, Size: 64, Seed: 1, Options: map[string]string{"torus": "25x16x24"}}
 	tr.Bench(b, gemini.Name)
+}
+
+// BenchmarkLookaheadWindows measures what a parallel kernel partitioned by
+// slabs of the torus would have to work with (docs/parallel-kernel.md):
+// uniform random traffic on the Jaguar-size torus (25x16x24, one node on
+// each Gemini, 16 puts of 64 bytes per node, all at once or with the
+// BookSim-shaped gaps), its events counted by window of the lookahead
+// between X planes (a packet sent on a connection reaches the far router
+// LinkFlight later and is routed RouterPipeline after that), with each of
+// the 25 X planes a partition (simtest.Windows).
+func BenchmarkLookaheadWindows(b *testing.B) {
+	const gx = 25
+	for _, gap := range []conduit.Time{0, simtest.BookSimMeanGap} {
+		b.Run(fmt.Sprintf("torus=25x16x24,gap=%v", gap), func(b *testing.B) {
+			w := &simtest.Windows{Width: gemini.LinkFlight + gemini.RouterPipeline, Parts: gx,
+				Part: func(r *fabric.Router) int { return r.ID % gx }}
+			tr := simtest.Traffic{Nodes: 19200, Puts: 16, Size: 64, MeanGap: gap, Seed: 7,
+				Options: map[string]string{"torus": "25x16x24"}, Kernel: func(k *sim.Kernel) { k.Observe(w.Observe) }}
+			for b.Loop() {
+				w.Reset()
+				if _, err := tr.Run(gemini.Name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			w.Report(b.ReportMetric)
+		})
+	}
 }
