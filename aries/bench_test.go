@@ -29,6 +29,25 @@ func BenchmarkUniformRandom(b *testing.B) {
 	}
 }
 
+// BenchmarkWorkers is the 16-group workload (6,144 nodes, 16 puts of 64
+// bytes each to random other nodes: at once, and with the BookSim-shaped
+// gaps) on one kernel (workers=0) and run in partitions, a group each, on
+// 1 and 2 workers (the workers option; docs/parallel-kernel.md): packets
+// per wall second and per CPU second. The runs of 1 and 2 workers give
+// the same results (TestPartitionedSameForAnyWorkers).
+func BenchmarkWorkers(b *testing.B) {
+	const groups = 16
+	for _, gap := range []conduit.Time{0, simtest.BookSimMeanGap} {
+		for _, workers := range []int{0, 1, 2} {
+			b.Run(fmt.Sprintf("groups=%d,gap=%v,workers=%d", groups, gap, workers), func(b *testing.B) {
+				tr := simtest.Traffic{Nodes: groups * aries.NodesPerGroup, Puts: 16, Size: 64, MeanGap: gap, Seed: 7,
+					Options: map[string]string{"groups": fmt.Sprint(groups), "workers": fmt.Sprint(workers)}}
+				tr.Bench(b, aries.Name)
+			})
+		}
+	}
+}
+
 // BenchmarkBookSimTraffic is the simulator's speed on traffic shaped like
 // a network simulator's synthetic benchmark: on 3 groups (1,152 nodes),
 // every node posts 30 puts of 64 bytes to uniformly random other nodes,
@@ -93,6 +112,15 @@ func BenchmarkLookaheadWindows(b *testing.B) {
 func BenchmarkFullSystem(b *testing.B) {
 	tr := simtest.Traffic{Nodes: aries.MaxGroups * aries.NodesPerGroup, Puts: 16, Size: 64, Seed: 7,
 		Options: map[string]string{"groups": fmt.Sprint(aries.MaxGroups)}}
+	tr.Bench(b, aries.Name)
+}
+
+// BenchmarkFullSystemPartitioned is BenchmarkFullSystem run in
+// partitions, a group each, on 2 workers (the workers option). Run it
+// under /usr/bin/time -v for the peak resident memory.
+func BenchmarkFullSystemPartitioned(b *testing.B) {
+	tr := simtest.Traffic{Nodes: aries.MaxGroups * aries.NodesPerGroup, Puts: 16, Size: 64, Seed: 7,
+		Options: map[string]string{"groups": fmt.Sprint(aries.MaxGroups), "workers": "2"}}
 	tr.Bench(b, aries.Name)
 }
 

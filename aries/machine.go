@@ -139,6 +139,10 @@ type network struct {
 	m *fabric.Machine
 	// routing is the routers, links and routes (routing.go).
 	routing routing
+	// routes, in a partitioned run (the workers option), are each
+	// partition's routing: copies of routing sharing its tables, each
+	// with its own buffers, caches, counters and clock (cut).
+	routes []*routing
 	// addr is the job's virtual nodes, its NICs' vMDH CAMs and its
 	// processes' memory domains (address.go).
 	addr addressing
@@ -194,9 +198,44 @@ func (w *network) RouterOf(node int) int { return w.addr.physical(node) / NodesP
 // NICSlot is which of its Aries' NICs a node's is (fabric.NICPlacer).
 func (w *network) NICSlot(node int) int { return w.addr.physical(node) % NodesPerAries }
 
-// Route is the routing's Route (routing.go).
+// Route is the routing's Route (routing.go): the router's partition's in
+// a partitioned run.
 func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
+	if w.routes != nil {
+		return w.routes[r.Partition()].Route(r, p)
+	}
 	return w.routing.Route(r, p)
+}
+
+// partitioning cuts the network by group for the workers option: only
+// the optical global links join groups, and a packet sent on one is
+// routed at the far Aries OpticalFlight + RouterPipeline later.
+func (w *network) partitioning(*fabric.Machine) fabric.Partitioning {
+	return fabric.Partitioning{N: w.routing.df.Groups(), Part: func(r int) int { return r / AriesPerGroup },
+		Lookahead: OpticalFlight + RouterPipeline, Cut: w.cut}
+}
+
+// cut gives each partition a routing of its own (routes): a group's
+// routing reads only its own group's links and samples, and the tables it
+// shares are read-only once built; each Aries' random stream is drawn only
+// at that Aries.
+func (w *network) cut(parts []*fabric.Machine) {
+	if j := parts[0].Job(); w.addr.domains == nil {
+		// Each rank's domain is made by its own partition; the list,
+		// made on first use on one kernel, is made now.
+		w.addr.domains = make([]*domain, j.Size())
+	}
+	w.routes = make([]*routing, len(parts))
+	for i, m := range parts {
+		rt := w.routing
+		rt.clock = m
+		rt.candCache, rt.rest, rt.detourBest = nil, nil, nil
+		for k := range rt.cand {
+			rt.cand[k] = make(Path, 0, MaxNonMinimalHops)
+		}
+		rt.minimalRoutes, rt.nonMinimalRoutes, rt.rerouted, rt.reroutedNonMinimal, rt.detours = 0, 0, 0, 0, 0
+		w.routes[i] = &rt
+	}
 }
 
 // Reroute is the routing's Reroute (faults.go).
@@ -207,20 +246,21 @@ func (w *network) config() fabric.Config {
 	c := caps
 	c.CollectiveOffload = !w.opts.noCE
 	return fabric.Config{
-		Name:        Name,
-		Params:      params,
-		Sizes:       sizes,
-		Options:     w.opts.Options,
-		Caps:        c,
-		PEsPerNode:  CoresPerNode,
-		Build:       w.build,
-		NewHost:     w.newHost,
-		Location:    socketOf,
-		ChannelName: w.routing.channelName,
-		Counters:    w.counters,
-		Translate:   w.translate,
-		Registered:  w.registered,
-		Offload:     w.ce,
+		Name:         Name,
+		Params:       params,
+		Sizes:        sizes,
+		Options:      w.opts.Options,
+		Caps:         c,
+		PEsPerNode:   CoresPerNode,
+		Build:        w.build,
+		NewHost:      w.newHost,
+		Location:     socketOf,
+		ChannelName:  w.routing.channelName,
+		Counters:     w.counters,
+		Translate:    w.translate,
+		Registered:   w.registered,
+		Offload:      w.ce,
+		Partitioning: w.partitioning,
 
 		ReroutePause: w.opts.reroutePause,
 	}

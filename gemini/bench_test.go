@@ -99,6 +99,20 @@ func BenchmarkJaguar(b *testing.B) {
 	tr.Bench(b, gemini.Name)
 }
 
+// BenchmarkJaguarPartitioned is BenchmarkJaguar run in partitions, an X
+// plane each, on 1 and 2 workers (the workers option,
+// docs/parallel-kernel.md). Run it under /usr/bin/time -v for the peak
+// resident memory.
+func BenchmarkJaguarPartitioned(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			tr := simtest.Traffic{Nodes: 19200, Puts: 16, Size: 64, Seed: 7,
+				Options: map[string]string{"torus": "25x16x24", "workers": fmt.Sprint(workers)}}
+			tr.Bench(b, gemini.Name)
+		})
+	}
+}
+
 // BenchmarkSmallJobJaguar is a small job (2 nodes, a put each) on the
 // Jaguar-size torus (25x16x24): the cost of building what the job does
 // not use. Run it under /usr/bin/time -v for the peak resident memory.

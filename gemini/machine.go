@@ -83,20 +83,31 @@ type network struct {
 
 func newNetwork(opts options) *network { return &network{opts: opts} }
 
+// partitioning cuts the torus into its X planes for the workers option: a
+// packet sent on a connection is routed at the far Gemini LinkFlight +
+// RouterPipeline later, and the routing reads only its own router's links
+// (its re-routing state changes only after a failure, which a partitioned
+// run refuses).
+func (w *network) partitioning(*fabric.Machine) fabric.Partitioning {
+	gx := w.torus.GX
+	return fabric.Partitioning{N: gx, Part: func(r int) int { return r % gx }, Lookahead: LinkFlight + RouterPipeline}
+}
+
 // config is the fabric of one job on the network.
 func (w *network) config() fabric.Config {
 	return fabric.Config{
-		Name:        Name,
-		Params:      params,
-		Sizes:       sizes,
-		Options:     w.opts.Options,
-		Caps:        caps,
-		PEsPerNode:  CoresPerNode,
-		Build:       w.build,
-		NewHost:     w.newHost,
-		Location:    dieOf,
-		ChannelName: w.channelName,
-		Counters:    w.counters,
+		Name:         Name,
+		Params:       params,
+		Sizes:        sizes,
+		Options:      w.opts.Options,
+		Caps:         caps,
+		PEsPerNode:   CoresPerNode,
+		Build:        w.build,
+		NewHost:      w.newHost,
+		Location:     dieOf,
+		ChannelName:  w.channelName,
+		Counters:     w.counters,
+		Partitioning: w.partitioning,
 
 		ReroutePause: w.opts.reroutePause,
 	}

@@ -64,6 +64,9 @@ type Config struct {
 	// the job's (simnet.Job.Offload), and the endpoints hand their
 	// offloaded collectives to it directly.
 	Offload simnet.Offloader
+	// Partitioning, if set, cuts the built network into partitions for
+	// the workers option (partition.go); without it the option is refused.
+	Partitioning func(m *Machine) Partitioning
 	// ReroutePause is how long the management software keeps the network
 	// quiesced after a link fails under deterministic routing, while it
 	// computes and loads new routing tables (fault.go); the backend's

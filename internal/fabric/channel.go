@@ -453,7 +453,11 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	if c.m.lossy {
 		p.faults().wire = c
 	}
-	c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
+	if k := c.to.m.k; k != c.m.k {
+		c.m.k.Post(k, head+c.m.p.RouterPipeline, c.to, 0, p) // into another partition
+	} else {
+		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
+	}
 	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, int32(need) - p.pooled, p.pooled})
 }
 

@@ -107,6 +107,14 @@ type Machine struct {
 	// Times of the NIC's fixed cycle counts, and a full packet's size.
 	latency, ssid, rmt, amoHit, amoMiss Time
 	fullPacket                          Time
+
+	// A partitioned machine (partition.go): every partition's Machine,
+	// by partition (nil: not partitioned), this one's number, and each
+	// router's partition.
+	parts      []*Machine
+	part       int
+	routerPart []int
+	cutHook    func([]*Machine) // Partitioning.Cut
 }
 
 // New makes a machine of cfg, to run a job (simnet.NewJob).
@@ -163,6 +171,11 @@ func (m *Machine) Start(j *simnet.Job) error {
 	}
 	m.topo = topo
 	m.numberChannels()
+	if m.opts.Workers > 0 {
+		if err := m.partition(j); err != nil {
+			return err
+		}
+	}
 	// The kernel's actors: the channels, the routers, the NICs and the
 	// machine's fault events, numbered in that order.
 	m.origin = m.k.NewOrigins(len(m.channels) + len(m.routers) + nodes + 1)
@@ -196,6 +209,11 @@ func (m *Machine) Start(j *simnet.Job) error {
 		j.Tracer = m.trace
 	}
 	m.hazards = newHazardChecker(m, m.opts.Hazards)
+	if j.Par != nil {
+		j.Offload = nil // one actor for the machine: collectives run in software
+		m.cut()
+		return nil
+	}
 	m.k.BeforePE(m.stockTxns)
 	return nil
 }
@@ -214,7 +232,7 @@ func (m *Machine) Counters() map[string]int64 {
 	if m.cfg.Counters == nil {
 		return nil
 	}
-	s := m.stats
+	s := m.Stats()
 	if m.quiesced {
 		// The job ended during a quiesce: count it so far.
 		s.QuiesceTime += m.k.Now() - m.quiesceStart
@@ -236,4 +254,10 @@ func (s Stats) Counters() map[string]int64 {
 }
 
 // Stats are the fabric's counters so far.
-func (m *Machine) Stats() Stats { return m.stats }
+func (m *Machine) Stats() Stats {
+	s := m.stats
+	for _, p := range m.parts[min(len(m.parts), 1):] {
+		s.add(p.stats)
+	}
+	return s
+}

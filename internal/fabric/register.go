@@ -58,6 +58,7 @@ func (m *Machine) segmentPages(node, pes int, segBytes int64) (int64, error) {
 // free fails, having held the lock for RegisterCall, with an error that
 // wraps memreg.ErrTableFull; a deregistration returns its pages.
 func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregister bool) error {
+	m = m.at(ep)
 	p := ep.Proc()
 	if err := p.Sync(); err != nil {
 		return err

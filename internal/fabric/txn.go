@@ -173,6 +173,7 @@ func (t *txn) fail(s conduit.Status, detail string) {
 
 // Post starts a descriptor.
 func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
+	m = m.at(ep)
 	p := ep.Proc()
 	if err := p.Sync(); err != nil {
 		return err
@@ -281,6 +282,7 @@ func (m *Machine) newTxn(ep *simnet.Endpoint, target int, order conduit.Ordering
 // Send sends a short message: an FMA put of the message into the target's
 // mailbox, delivered when all of it has committed.
 func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) error {
+	m = m.at(ep)
 	p := ep.Proc()
 	if err := p.Sync(); err != nil {
 		return err
@@ -304,24 +306,30 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 // recyclable says whether a transaction that has just completed normally
 // may be reused once no packet points to it: nothing else can still reach
 // it. That excludes machines whose links may fail (late packets, replays),
-// the hazard checker and the trace (which keep transactions), block
+// the hazard checker and the trace (which keep transactions), partitioned
+// machines (whose partitions would count references at once), block
 // transfers and messages (whose lives go on after the completion), and a
 // transaction that did not succeed.
 func (m *Machine) recyclable(t *txn) bool {
-	return !m.lossy && m.hazards == nil && m.trace == nil && t.d != nil && t.bte == 0 && t.kind != pktMsg &&
+	return !m.lossy && m.hazards == nil && m.trace == nil && m.parts == nil && t.d != nil && t.bte == 0 && t.kind != pktMsg &&
 		t.status == conduit.StatusOK
 }
 
 // usePacket makes p one of t's packets.
 func (t *txn) usePacket(p *Packet) {
 	p.t = t
-	t.refs++
+	if t.src.m.parts == nil {
+		t.refs++ // a partitioned machine counts none (recyclable)
+	}
 }
 
 // dropPacket ends p's reference to its transaction (freePacket), which goes
 // back to the free list if it was the last and the transaction is done
 // with.
 func (m *Machine) dropPacket(t *txn) {
+	if m.parts != nil {
+		return
+	}
 	t.refs--
 	if t.refs == 0 && t.recycle {
 		m.releaseTxn(t)

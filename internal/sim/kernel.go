@@ -123,7 +123,8 @@ type Kernel struct {
 	wallStart time.Time
 
 	procs    []*Proc
-	finished int // procs whose body returned
+	finished int  // procs whose body returned
+	lastDone Time // when the last of them did
 	running  *Proc
 	abortErr error
 

@@ -52,6 +52,7 @@ type Parallel struct {
 	simLimit  Time
 	wallLimit time.Duration
 	ran       bool
+	between   func(Time) // Between
 }
 
 // partition is a kernel's place in a Parallel run.
@@ -131,6 +132,25 @@ func (r *Parallel) Windows() uint64 { return r.windows }
 // at the windows' ends.
 func (r *Parallel) SetLimits(simLimit Time, wallLimit time.Duration) {
 	r.simLimit, r.wallLimit = simLimit, wallLimit
+}
+
+// Between has f called after each window with the window's end, on the
+// goroutine that called Run, while no partition runs: for what a model
+// publishes to every partition at the windows' ends (nil: nothing). What
+// f schedules must be at or after the end.
+func (r *Parallel) Between(f func(end Time)) { r.between = f }
+
+// End is when the run's last PE returned (or the latest time a partition
+// reached, if some PE has not).
+func (r *Parallel) End() Time {
+	var t Time
+	for _, k := range r.parts {
+		if k.finished < len(k.procs) {
+			return r.now()
+		}
+		t = max(t, k.lastDone)
+	}
+	return t
 }
 
 // Post schedules an event for actor a of partition dst (a kernel of the
@@ -281,6 +301,12 @@ func (r *Parallel) Run(workers int) error {
 		r.parity ^= 1
 		r.windows++
 		pool.window(end)
+		if r.between != nil {
+			r.between(end)
+			for _, k := range r.parts {
+				k.part.nextAt = k.next()
+			}
+		}
 	}
 	if err != nil {
 		// Every PE still running sees the job's end in its waits and

@@ -83,6 +83,7 @@ func (p *Proc) Fire(int32, any) {
 	if !ok {
 		p.state = procDone
 		p.k.finished++
+		p.k.lastDone = p.k.now
 		if p.err != nil {
 			p.k.abort(p.id, p.err)
 		}
@@ -158,7 +159,10 @@ func (p *Proc) suspend() {
 // Wake makes a blocked PE runnable at the current time (or its own clock,
 // if later). Waking a PE that is not blocked makes its next Block return at
 // once.
-func (p *Proc) Wake() {
+func (p *Proc) Wake() { p.WakeAt(p.k.now) }
+
+// WakeAt is Wake at time t (not before now, nor before the PE's clock).
+func (p *Proc) WakeAt(t Time) {
 	if p.state != procBlocked {
 		if p.state != procDone {
 			p.notified = true
@@ -166,7 +170,7 @@ func (p *Proc) Wake() {
 		return
 	}
 	p.state = procReady
-	p.k.At(max(p.k.now, p.clock), p, 0, nil)
+	p.k.At(max(p.k.now, p.clock, t), p, 0, nil)
 }
 
 // Running is the PE whose code is executing, or nil inside an event.

@@ -28,6 +28,16 @@ type Job struct {
 	done    int
 	started bool
 	cqFree  cqFree // the blocks of the PEs' completion queues (cq.go)
+
+	// A partitioned job (Partition): the run, each node's partition, and
+	// the workers to run it on. doneBy counts each partition's PEs done;
+	// done is their sum as of the last window's end. cqFrees are each
+	// partition's blocks.
+	Par     *sim.Parallel
+	partOf  []int
+	workers int
+	doneBy  []int
+	cqFrees []cqFree
 }
 
 // NewJob builds a job of cfg.PEs endpoints on net for the backend named
@@ -75,6 +85,81 @@ func NewJob(name string, cfg conduit.JobConfig, net Network, perNode int) (*Job,
 	return j, nil
 }
 
+// Partition makes the job a partitioned run (sim.Parallel,
+// docs/parallel-kernel.md) of n partitions with lookahead L, node in
+// partition part(node), run on workers workers: K becomes partition 0's
+// kernel, and each PE runs on its node's. The network calls it in Start,
+// before it numbers its actors or schedules anything.
+func (j *Job) Partition(n int, lookahead Time, part func(node int) int, workers int) error {
+	if j.started || j.K.Events() > 0 || j.K.Pending() > 0 || j.K.NewOrigins(0) != 1 {
+		return fmt.Errorf("%s: a job made partitioned once it has begun", j.name)
+	}
+	if workers < 1 {
+		return fmt.Errorf("%s: %d workers for a partitioned run: at least 1", j.name, workers)
+	}
+	r, err := sim.NewParallel(j.Cfg.Seed, n, lookahead)
+	if err != nil {
+		return fmt.Errorf("%s: %w", j.name, err)
+	}
+	j.partOf = make([]int, j.nodes)
+	for node := range j.partOf {
+		p := part(node)
+		if p < 0 || p >= n {
+			return fmt.Errorf("%s: node %d in partition %d of %d", j.name, node, p, n)
+		}
+		j.partOf[node] = p
+	}
+	r.SetLimits(j.Cfg.SimTimeLimit, j.Cfg.WallTimeLimit)
+	r.Between(j.between)
+	j.Par, j.K, j.workers = r, r.Partition(0), workers
+	// A collective engine is one actor for the machine: collectives run
+	// in software.
+	j.caps.CollectiveOffload = false
+	j.doneBy = make([]int, n)
+	j.cqFrees = make([]cqFree, n)
+	for _, ep := range j.eps {
+		ep.cqf = &j.cqFrees[j.partOf[ep.node]]
+	}
+	return nil
+}
+
+// KernelOf is the kernel rank's PE runs on: its partition's in a
+// partitioned job.
+func (j *Job) KernelOf(rank int) *sim.Kernel {
+	if j.Par == nil {
+		return j.K
+	}
+	return j.Par.Partition(j.partOf[j.NodeOf(rank)])
+}
+
+// PartitionOf is node's partition (0 in a job that is not partitioned).
+func (j *Job) PartitionOf(node int) int {
+	if j.Par == nil {
+		return 0
+	}
+	return j.partOf[node]
+}
+
+// between publishes, at a window's end, the count of PEs done; the last
+// PE's Done wakes every PE then.
+func (j *Job) between(end Time) {
+	n := 0
+	for _, d := range j.doneBy {
+		n += d
+	}
+	if n == j.done {
+		return
+	}
+	j.done = n
+	if n == len(j.eps) {
+		for _, ep := range j.eps {
+			if ep.proc != nil {
+				ep.proc.WakeAt(end)
+			}
+		}
+	}
+}
+
 // Endpoint returns rank's endpoint.
 func (j *Job) Endpoint(rank int) *Endpoint { return j.eps[rank] }
 
@@ -98,13 +183,18 @@ func (j *Job) Run(main func(conduit.Endpoint) error) error {
 	}
 	j.started = true
 	for _, ep := range j.eps {
-		ep.proc = j.K.Spawn(func(p *sim.Proc) error {
+		ep.proc = j.KernelOf(ep.rank).Spawn(func(p *sim.Proc) error {
 			err := main(ep)
 			ep.Done()
 			return err
 		})
 	}
-	err := j.K.Run()
+	var err error
+	if j.Par != nil {
+		err = j.Par.Run(j.workers)
+	} else {
+		err = j.K.Run()
+	}
 	if ferr := j.Net.Finish(j, err); err == nil {
 		err = ferr
 	}
@@ -128,6 +218,9 @@ func (j *Job) freeSegments() {
 // it took, and the network's counters.
 func (j *Job) Report() conduit.Report {
 	r := conduit.Report{Backend: j.name, Simulated: true, End: conduit.Time(j.K.Now()), Events: j.K.Events()}
+	if j.Par != nil {
+		r.End, r.Events = j.Par.End(), j.Par.Events()
+	}
 	if c, ok := j.Net.(Counter); ok {
 		r.Counters = c.Counters()
 	}

@@ -39,7 +39,7 @@ func (e *Endpoint) offloader(call string) (Offloader, error) {
 	if o == nil || !e.job.caps.CollectiveOffload {
 		return nil, fmt.Errorf("%s: PE %d: %s: no collective engine: %w", e.Backend(), e.rank, call, conduit.ErrUnsupported)
 	}
-	if err := e.job.K.Aborted(); err != nil {
+	if err := e.kernel().Aborted(); err != nil {
 		return nil, err
 	}
 	return o, nil

@@ -2,6 +2,7 @@ package simtest
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
@@ -73,10 +74,13 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 	// block of each rather than one per PE, which a size class would
 	// round up (the full Aries system has 92,544 PEs).
 	tj := &trafficJob{tr: &tr, descs: make([]conduit.PostDesc, tr.Nodes*tr.Puts), done: make([]completions, tr.Nodes)}
-	// The PEs of a simulated job run one at a time, and a PE does not
-	// yield between taking its completions into the buffer and reading
-	// them (Ready), so they share one; others have one each.
-	_, tj.oneAtATime = job.(*simnet.Job)
+	// The PEs of a simulated job on one kernel run one at a time, and a
+	// PE does not yield between taking its completions into the buffer
+	// and reading them (Ready), so they share one; others (a partitioned
+	// job's run on several workers at once) have one each.
+	if sj, ok := job.(*simnet.Job); ok && sj.Par == nil {
+		tj.oneAtATime = true
+	}
 	tj.shared = make([]conduit.Event, pollBurst)
 	err = job.Run(func(ep conduit.Endpoint) error {
 		// On a simulated backend each PE's program runs on a stack of
@@ -366,3 +370,56 @@ const (
 	BookSimSize    = 64
 	BookSimMeanGap = conduit.Time(1_000_000)
 )
+
+// Workers runs the traffic on backend name with each of the workers
+// option's values given (the network in partitions, docs/parallel-kernel.md)
+// and returns the reports, in order: what a test of a partitioned run
+// compares.
+func (tr Traffic) Workers(name string, workers ...int) ([]conduit.Report, error) {
+	var reps []conduit.Report
+	for _, w := range workers {
+		t := tr
+		t.Options = maps.Clone(tr.Options)
+		if t.Options == nil {
+			t.Options = map[string]string{}
+		}
+		t.Options["workers"] = fmt.Sprint(w)
+		r, err := t.Run(name)
+		if err != nil {
+			return nil, fmt.Errorf("workers=%d: %w", w, err)
+		}
+		reps = append(reps, r.Report)
+	}
+	return reps, nil
+}
+
+// SameForAnyWorkers runs the traffic on backend name on one kernel
+// (workers=0) and in partitions on each of workers, with the puts at once
+// and with the BookSim-shaped gaps, and fails t unless every partitioned
+// run gives the same report (every counter, the events and the end
+// included) and the same packets and transactions as one kernel, and
+// counter (packets crossing between routers) is positive.
+func (tr Traffic) SameForAnyWorkers(t testing.TB, name, counter string, workers ...int) {
+	t.Helper()
+	for _, gap := range []conduit.Time{0, BookSimMeanGap} {
+		tr.MeanGap = gap
+		reps, err := tr.Workers(name, append([]int{0}, workers...)...)
+		if err != nil {
+			t.Fatalf("gap %v: %v", gap, err)
+		}
+		one, part := reps[0], reps[1]
+		if part.Counters[counter] <= 0 {
+			t.Errorf("gap %v: %s = %d", gap, counter, part.Counters[counter])
+		}
+		for i, r := range reps[2:] {
+			if !reflect.DeepEqual(part, r) {
+				t.Errorf("gap %v: %d workers against %d:\n%+v\n%+v", gap, workers[i+1], workers[0], r, part)
+			}
+		}
+		for _, c := range []string{"packets", "transactions"} {
+			if one.Counters[c] != part.Counters[c] {
+				t.Errorf("gap %v: %s %d partitioned, %d on one kernel", gap, c, part.Counters[c], one.Counters[c])
+			}
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/gopgas/gopgas/internal/simnet"
+)
+
+// A partitioned machine (the workers option; docs/parallel-kernel.md).
+// The backend cuts the built network into partitions (Config.Partitioning:
+// Aries by group, Gemini by X plane) that share no mutable state but by
+// packets crossing links whose flight and router pipeline are at least the
+// lookahead. The machine becomes one Machine per partition: the built one
+// is partition 0's, and each other is a shallow copy of it, sharing what
+// is read-only once the network is built (parameters, topology, the lists
+// of routers, channels and NICs) and what is kept by node or rank (each
+// entry touched only by its node's partition), with its own kernel (the
+// partition's of the job's sim.Parallel), free lists and counters. Every
+// router, channel and NIC points to its partition's Machine, so the
+// packet path's code is the same as on one kernel; a channel whose far
+// router is in another partition sends the packet there with Post.
+//
+// Transactions are shared by their source and target partitions: the
+// target only reads what the source set before the first request left, or
+// writes what the source reads only after a packet from the target
+// arrived, which crosses a window's end. A partitioned machine leaves
+// them to the collector rather than recycle them, so neither side counts
+// the other's references.
+//
+// What a partitioned run refuses, with an error naming the option: link
+// faults (fail, which quiesce the whole network), the trace, the hazard
+// checker; the Aries collective engine is left out (collectives run in
+// software), and messages between partitions are not modelled yet
+// (simnet.Endpoint.SendMessage).
+
+// Partitioning is how a backend cuts its built network into partitions
+// for the workers option: n partitions, router id in part(id), and the
+// least time from a packet's leaving a router of one partition to its
+// being routed at a router of another (a link's flight and the router
+// pipeline).
+type Partitioning struct {
+	N         int
+	Part      func(router int) int
+	Lookahead Time
+	// Cut, if set, is given every partition's Machine once they are
+	// made, by partition: for the backend's own state per partition.
+	Cut func(parts []*Machine)
+}
+
+// partition makes the job partitioned (Options.Workers) once Build has
+// made the network, before anything numbers the kernel's actors; cut
+// makes the partitions' Machines at the end of Start.
+func (m *Machine) partition(j *simnet.Job) error {
+	switch {
+	case m.cfg.Partitioning == nil:
+		return fmt.Errorf("%s: option workers=%q: this network cannot be run in partitions", m.name, fmt.Sprint(m.opts.Workers))
+	case m.lossy:
+		return fmt.Errorf("%s: option workers=%q: a network with failed links (the fail option) cannot be run in partitions", m.name, fmt.Sprint(m.opts.Workers))
+	case m.opts.TracePath != "":
+		return fmt.Errorf("%s: option workers=%q: a traced run (the trace option) cannot be run in partitions", m.name, fmt.Sprint(m.opts.Workers))
+	case m.opts.Hazards != "" && m.opts.Hazards != "off":
+		return fmt.Errorf("%s: option workers=%q: the hazard checker (hazards=%s) cannot run in partitions", m.name, fmt.Sprint(m.opts.Workers), m.opts.Hazards)
+	}
+	pt := m.cfg.Partitioning(m)
+	m.cutHook = pt.Cut
+	if pt.N < 1 || pt.Part == nil || pt.Lookahead <= 0 {
+		return fmt.Errorf("%s: partitions of the network: %d, lookahead %v", m.name, pt.N, pt.Lookahead)
+	}
+	part := make([]int, len(m.routers))
+	for i := range part {
+		if part[i] = pt.Part(i); part[i] < 0 || part[i] >= pt.N {
+			return fmt.Errorf("%s: router %d in partition %d of %d", m.name, i, part[i], pt.N)
+		}
+	}
+	if err := j.Partition(pt.N, pt.Lookahead, func(node int) int { return part[m.topo.RouterOf(node)] }, m.opts.Workers); err != nil {
+		return err
+	}
+	m.routerPart = part
+	m.k = j.Par.Partition(0)
+	return nil
+}
+
+// cut makes the partitions' Machines once Start has made everything
+// else, and points every router, channel and NIC at its partition's, and
+// has each partition's kernel stock its free transactions before its PEs
+// run.
+func (m *Machine) cut() {
+	j := m.job
+	n := j.Par.Partitions()
+	m.parts = make([]*Machine, n)
+	m.parts[0] = m
+	for i := 1; i < n; i++ {
+		c := *m
+		c.k = j.Par.Partition(i)
+		c.part = i
+		c.freePkts, c.chanSlab, c.vcSlab = nil, nil, nil
+		c.returnSlab, c.returnFree, c.freeReturnLists, c.returnLists, c.returnListsMade = nil, nil, 0, nil, 0
+		c.freeTxns, c.freeTxnCount, c.freeBufs = nil, 0, stack[[]byte]{}
+		c.stats = Stats{}
+		c.txnSeq = uint64(i) << 48
+		c.faults.m = &c
+		m.parts[i] = &c
+	}
+	for i := 1; i < n; i++ {
+		m.parts[i].parts = m.parts
+	}
+	for _, r := range m.routers {
+		r.m = m.parts[m.routerPart[r.ID]]
+	}
+	for _, c := range m.channels {
+		r := c.from
+		if r == nil {
+			r = c.to
+		}
+		c.m = r.m
+	}
+	for _, nc := range m.nics {
+		nc.m = nc.r.m
+	}
+	for _, p := range m.parts {
+		p.k.BeforePE(p.stockTxns)
+	}
+	if m.cutHook != nil {
+		m.cutHook(m.parts)
+	}
+}
+
+// at is the Machine of ep's partition: the PEs' calls into the model
+// (Post, Send, Register) run there.
+func (m *Machine) at(ep *simnet.Endpoint) *Machine {
+	if m.parts == nil {
+		return m
+	}
+	return m.parts[m.routerPart[m.topo.RouterOf(ep.Node(ep.Rank()))]]
+}
+
+// Partition is the router's partition (0 unless the machine is
+// partitioned), and Now its partition's time: what a Routing reads.
+func (r *Router) Partition() int { return r.m.part }
+
+// Now is the time of the router's partition.
+func (r *Router) Now() Time { return r.m.k.Now() }
+
+// Partitions is the number of partitions the machine is cut into (1 when
+// it is not).
+func (m *Machine) Partitions() int { return max(len(m.parts), 1) }
+
+// add adds o's counters to s: sums, and the maxima's maximum.
+func (s *Stats) add(o Stats) {
+	s.Packets += o.Packets
+	s.ChannelUnits += o.ChannelUnits
+	s.LinkUnits += o.LinkUnits
+	s.LinkPackets += o.LinkPackets
+	s.BTEMaxActive = max(s.BTEMaxActive, o.BTEMaxActive)
+	s.BTEMaxInFlight = max(s.BTEMaxInFlight, o.BTEMaxInFlight)
+	s.ORBMax = max(s.ORBMax, o.ORBMax)
+	s.BTEGetsMax = max(s.BTEGetsMax, o.BTEGetsMax)
+	s.BTEReadsMax = max(s.BTEReadsMax, o.BTEReadsMax)
+	s.Transactions += o.Transactions
+	s.CRCRetries += o.CRCRetries
+	s.Dropped += o.Dropped
+	s.AMOHits += o.AMOHits
+	s.AMOMisses += o.AMOMisses
+	s.Hazards += o.Hazards
+	s.LinkFailures += o.LinkFailures
+	s.Lost += o.Lost
+	s.Reroutes += o.Reroutes
+	s.QuiesceTime += o.QuiesceTime
+	s.MsgResends += o.MsgResends
+	s.AMOReplays += o.AMOReplays
+	s.RegFailures += o.RegFailures
+	s.RegPeak = max(s.RegPeak, o.RegPeak)
+	s.RegBusy += o.RegBusy
+}
