@@ -453,8 +453,8 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	if c.m.lossy {
 		p.faults().wire = c
 	}
-	if k := c.to.m.k; k != c.m.k {
-		c.m.k.Post(k, head+c.m.p.RouterPipeline, c.to, 0, p) // into another partition
+	if c.m.parts != nil && c.to.m != c.m {
+		c.m.k.Post(c.to.m.k, head+c.m.p.RouterPipeline, c.to, 0, p) // into another partition
 	} else {
 		c.m.k.At(head+c.m.p.RouterPipeline, c.to, 0, p)
 	}

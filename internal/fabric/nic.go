@@ -298,7 +298,7 @@ func (n *nic) writeArrived(p *Packet) {
 	}
 	ack := m.newPacket()
 	*ack = Packet{order: t.order, Adaptive: t.adaptive, Hash: t.hash(), failed: failed, born: now, cnt: p.cnt}
-	t.usePacket(ack)
+	m.usePacket(t, ack)
 	n.response(ack, pktAck, m.sizes.response(failed))
 	if failed {
 		m.freePacket(p)

@@ -51,15 +51,18 @@ type Partitioning struct {
 // made the network, before anything numbers the kernel's actors; cut
 // makes the partitions' Machines at the end of Start.
 func (m *Machine) partition(j *simnet.Job) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("%s: option workers=%q: %s", m.name, fmt.Sprint(m.opts.Workers), why)
+	}
 	switch {
 	case m.cfg.Partitioning == nil:
-		return fmt.Errorf("%s: option workers=%q: this network cannot be run in partitions", m.name, fmt.Sprint(m.opts.Workers))
+		return refuse("this network cannot be run in partitions")
 	case m.lossy:
-		return fmt.Errorf("%s: option workers=%q: a network with failed links (the fail option) cannot be run in partitions", m.name, fmt.Sprint(m.opts.Workers))
+		return refuse("a network with failed links (the fail option) cannot be run in partitions")
 	case m.opts.TracePath != "":
-		return fmt.Errorf("%s: option workers=%q: a traced run (the trace option) cannot be run in partitions", m.name, fmt.Sprint(m.opts.Workers))
+		return refuse("a traced run (the trace option) cannot be run in partitions")
 	case m.opts.Hazards != "" && m.opts.Hazards != "off":
-		return fmt.Errorf("%s: option workers=%q: the hazard checker (hazards=%s) cannot run in partitions", m.name, fmt.Sprint(m.opts.Workers), m.opts.Hazards)
+		return refuse(fmt.Sprintf("the hazard checker (hazards=%s) cannot run in partitions", m.opts.Hazards))
 	}
 	pt := m.cfg.Partitioning(m)
 	m.cutHook = pt.Cut
@@ -90,7 +93,7 @@ func (m *Machine) cut() {
 	m.parts = make([]*Machine, n)
 	m.parts[0] = m
 	for i := 1; i < n; i++ {
-		c := *m
+		c := *m // parts included
 		c.k = j.Par.Partition(i)
 		c.part = i
 		c.freePkts, c.chanSlab, c.vcSlab = nil, nil, nil
@@ -100,9 +103,6 @@ func (m *Machine) cut() {
 		c.txnSeq = uint64(i) << 48
 		c.faults.m = &c
 		m.parts[i] = &c
-	}
-	for i := 1; i < n; i++ {
-		m.parts[i].parts = m.parts
 	}
 	for _, r := range m.routers {
 		r.m = m.parts[m.routerPart[r.ID]]

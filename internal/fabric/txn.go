@@ -316,9 +316,9 @@ func (m *Machine) recyclable(t *txn) bool {
 }
 
 // usePacket makes p one of t's packets.
-func (t *txn) usePacket(p *Packet) {
+func (m *Machine) usePacket(t *txn, p *Packet) {
 	p.t = t
-	if t.src.m.parts == nil {
+	if m.parts == nil {
 		t.refs++ // a partitioned machine counts none (recyclable)
 	}
 }
@@ -389,7 +389,7 @@ func (n *nic) request(t *txn, i int) *Packet {
 	p := m.newPacket()
 	off, size := m.packetBytes(t, i)
 	p.kind, p.VC = t.kind, m.p.RequestVC
-	t.usePacket(p)
+	m.usePacket(t, p)
 	p.Src, p.Dst, p.DstRouter = int32(n.node), int32(t.dst.node), int32(t.dst.r.ID)
 	p.order, p.Adaptive, p.Hash = t.order, t.adaptive, t.hash()
 	p.off, p.n, p.born = int32(off), int32(size), m.k.Now()
