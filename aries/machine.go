@@ -226,10 +226,15 @@ func (w *network) cut(parts []*fabric.Machine) {
 		w.addr.domains = make([]*domain, j.Size())
 	}
 	w.routes = make([]*routing, len(parts))
+	slots := int64(partitionCandidateSlots)
+	for slots > partitionCandidateSlotsMin && slots*int64(len(parts)) > partitionCandidateTotal {
+		slots /= 2
+	}
 	for i, m := range parts {
 		rt := w.routing
 		rt.clock = m
 		rt.candCache, rt.rest, rt.detourBest = nil, nil, nil
+		rt.candSlots = slots
 		for k := range rt.cand {
 			rt.cand[k] = make(Path, 0, MaxNonMinimalHops)
 		}

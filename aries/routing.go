@@ -106,6 +106,15 @@ const (
 const (
 	candidateCacheSlots     = 1 << 16
 	candidateHashMultiplier = 0x9e3779b97f4a7c15
+	// A partition of a partitioned run (the workers option) has a cache
+	// of its own, of partitionCandidateSlots, or fewer when the
+	// partitions are many, so that their caches together hold at most
+	// partitionCandidateTotal slots: a group's packets start mostly at
+	// its own 96 Aries, and a cache of the whole machine's size in each
+	// of 241 partitions would take 600 MiB.
+	partitionCandidateSlots    = 1 << 12
+	partitionCandidateSlotsMin = 1 << 10
+	partitionCandidateTotal    = 4 * candidateCacheSlots
 )
 
 // routeSeed seeds the adaptive routing's random choices ("ARIES" in ASCII).
@@ -147,8 +156,10 @@ type routing struct {
 	// repeats exactly and a draw does not depend on the order of other
 	// routers' events.
 	rngs []rand.PCG
-	// candCache caches candidates by source Aries and destination group.
+	// candCache caches candidates by source Aries and destination group,
+	// in at most candSlots slots (candidateCacheSlots when 0).
 	candCache []candidateEntry
+	candSlots int64
 	// cand are buffers for the candidate paths.
 	cand [MinimalCandidates + NonMinimalCandidates]Path
 	// minimalRoutes and nonMinimalRoutes count the routes chosen at the
@@ -451,11 +462,15 @@ type candidateEntry struct {
 func (rt *routing) candidates(src, gd int) candidateSet {
 	key := int64(src)*int64(rt.df.Groups()) + int64(gd) + 1
 	pairs := int64(rt.df.Aries()) * int64(rt.df.Groups())
+	slots := rt.candSlots
+	if slots == 0 {
+		slots = candidateCacheSlots
+	}
 	if rt.candCache == nil {
-		rt.candCache = make([]candidateEntry, min(pairs, candidateCacheSlots))
+		rt.candCache = make([]candidateEntry, min(pairs, slots))
 	}
 	i := uint64(key - 1) // a slot per pair when they fit
-	if pairs > candidateCacheSlots {
+	if pairs > slots {
 		i = uint64(key) * candidateHashMultiplier >> 32
 	}
 	slot := &rt.candCache[i%uint64(len(rt.candCache))]

@@ -36,3 +36,14 @@ func TestBTEPacingParams(t *testing.T) {
 		}
 	}
 }
+
+// An ORB of more entries than a transaction counts (16 bits) is refused
+// with its size named; the largest is accepted.
+func TestORBEntriesParam(t *testing.T) {
+	p := Params{VCs: 1, ProcessorTiles: 1, TileUnitTime: 1000, InputBufferUnits: 40, InputStage: 10_000, MaxPacketData: 64, NICClockHz: 1e9, PageBytes: 4096,
+		BTEChannels: 1, BTEReadsOutstanding: 1, BTEBurstPackets: 1,
+		ORBEntries: maxORBEntries, AMOCacheEntries: 1, AMOFetchesOutstanding: 1, CoarsePackets: 1}
+	require.NoError(t, p.validate())
+	p.ORBEntries++
+	require.ErrorContains(t, p.validate(), "ORB 65536: more than 65535")
+}

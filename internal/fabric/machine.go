@@ -115,6 +115,10 @@ type Machine struct {
 	part       int
 	routerPart []int
 	cutHook    func([]*Machine) // Partitioning.Cut
+	// recheck is the transactions between this partition and another
+	// whose last reference this partition may have dropped in the
+	// window (releaseShared).
+	recheck []*txn
 }
 
 // New makes a machine of cfg, to run a job (simnet.NewJob).

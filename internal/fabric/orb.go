@@ -1,5 +1,7 @@
 package fabric
 
+import "math"
+
 // The output request buffer (ORB): a NIC has Params.ORBEntries entries,
 // one for each request packet it has sent whose response has not come
 // back (a coarse unit holds one per packet it stands for). A request takes
@@ -11,6 +13,10 @@ package fabric
 // (bteParked). Responses and control packets take no entries.
 
 // orbRoom says whether cnt more entries are free.
+// maxORBEntries is the most entries a NIC's ORB may have (Params): a
+// transaction counts the entries it holds in 16 bits (txn.orbHeld).
+const maxORBEntries = math.MaxUint16
+
 func (n *nic) orbRoom(cnt int) bool { return n.orbUsed+cnt <= n.m.p.ORBEntries }
 
 // admit takes ORB entries for a request packet entering the transmit
@@ -31,7 +37,7 @@ func (n *nic) admit(p *Packet, now Time) bool {
 	}
 	n.orbUsed += int(p.cnt)
 	n.m.stats.ORBMax = max(n.m.stats.ORBMax, int64(n.orbUsed))
-	t.orbHeld += int32(p.cnt)
+	t.orbHeld += uint16(p.cnt)
 	t.alive = now
 	if !t.timing {
 		n.arm(t, now+n.m.p.TransactionTimeout)
@@ -45,7 +51,7 @@ func (n *nic) orbRelease(t *txn, cnt int) {
 	if cnt == 0 {
 		return
 	}
-	t.orbHeld -= int32(cnt)
+	t.orbHeld -= uint16(cnt)
 	n.orbUsed -= cnt
 	n.bteGetBack(t, cnt)
 	for n.orbWait.front() != nil && n.orbRoom(int(n.orbWait.front().cnt)) {

@@ -191,6 +191,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("BTE pacing: at most %d gets, quiesce at %d, delay %d cycles", p.BTEMaxGets, p.BTEGetQuiesce, p.BTEGetDelayCycles)
 	case p.ORBEntries < 1 || p.AMOCacheEntries < 1 || p.AMOFetchesOutstanding < 1:
 		return fmt.Errorf("ORB %d, AMO cache %d, AMO fetches %d: not positive", p.ORBEntries, p.AMOCacheEntries, p.AMOFetchesOutstanding)
+	case p.ORBEntries > maxORBEntries:
+		return fmt.Errorf("ORB %d: more than %d", p.ORBEntries, maxORBEntries)
 	case p.TilesPerGroup < 0 || p.TilesPerGroup > p.ProcessorTiles || p.NICsPerTileGroup < 0 || (p.TilesPerGroup > 0) != (p.NICsPerTileGroup > 0):
 		return fmt.Errorf("tile groups of %d tiles for %d NICs with %d tiles", p.TilesPerGroup, p.NICsPerTileGroup, p.ProcessorTiles)
 	case p.TileColumns < 0 || (p.TileColumns > 0 && (p.TileRows < 1 || p.TileRows*p.TileColumns < p.ProcessorTiles || p.RowBus < 0 || p.ColumnBus < 0)):

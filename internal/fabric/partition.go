@@ -23,9 +23,11 @@ import (
 // Transactions are shared by their source and target partitions: the
 // target only reads what the source set before the first request left, or
 // writes what the source reads only after a packet from the target
-// arrived, which crosses a window's end. A partitioned machine leaves
-// them to the collector rather than recycle them, so neither side counts
-// the other's references.
+// arrived, which crosses a window's end. Each side counts the references
+// of the packets it makes and frees in a field of its own (txn.refs,
+// refsT), and whether a transaction between two partitions is free is
+// decided at the window's end, while no partition runs (releaseShared);
+// it goes back to its source's free list.
 //
 // What a partitioned run refuses, with an error naming the option: link
 // faults (fail, which quiesce the whole network), the trace, the hazard
@@ -120,6 +122,7 @@ func (m *Machine) cut() {
 	for _, p := range m.parts {
 		p.k.BeforePE(p.stockTxns)
 	}
+	j.Par.Between(m.releaseShared)
 	if m.cutHook != nil {
 		m.cutHook(m.parts)
 	}

@@ -56,19 +56,24 @@ type txn struct {
 	unit    int32 // real packets per unit: 1, or more for a coarse transfer
 	next    int32 // next packet to make
 	pending int32 // packets whose completion has not come back
-	orbHeld int32 // its request packets holding ORB entries
 	// tCommitted is a put's or a message's packets committed at the
 	// target; for a get, its data packets handed to the source's host
 	// interface (when Params.CQBehindData), then npkts+1 once its
 	// completion entry is visible while some of its data is not yet
 	// (handed, progress).
 	tCommitted int32
-	attempt    int32 // a short message's resends
 	region     uint32
 	// refs counts the packets that point to it (Packet.t); recycle says
 	// it may go back to the machine's free list once none does
-	// (releaseTxn).
-	refs int32
+	// (releaseTxn). In a partitioned run, the target's partition counts
+	// its own packets' references in refsT, and the source's in refs, so
+	// that neither writes the other's; the sum is the packets' count.
+	refs, refsT int32
+	// orbHeld is its request packets holding ORB entries (at most
+	// Params.ORBEntries, maxORBEntries); attempt a short message's resends
+	// (at most MessageResends).
+	orbHeld uint16
+	attempt uint16
 
 	kind pktKind // of its requests
 	// bte is nonzero for a block transfer: bteOn, with the channel given
@@ -306,20 +311,22 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 // recyclable says whether a transaction that has just completed normally
 // may be reused once no packet points to it: nothing else can still reach
 // it. That excludes machines whose links may fail (late packets, replays),
-// the hazard checker and the trace (which keep transactions), partitioned
-// machines (whose partitions would count references at once), block
+// the hazard checker and the trace (which keep transactions), block
 // transfers and messages (whose lives go on after the completion), and a
 // transaction that did not succeed.
 func (m *Machine) recyclable(t *txn) bool {
-	return !m.lossy && m.hazards == nil && m.trace == nil && m.parts == nil && t.d != nil && t.bte == 0 && t.kind != pktMsg &&
+	return !m.lossy && m.hazards == nil && m.trace == nil && t.d != nil && t.bte == 0 && t.kind != pktMsg &&
 		t.status == conduit.StatusOK
 }
 
-// usePacket makes p one of t's packets.
+// usePacket makes p one of t's packets: a reference counted by m's
+// partition (refsT at a partitioned target's).
 func (m *Machine) usePacket(t *txn, p *Packet) {
 	p.t = t
-	if m.parts == nil {
-		t.refs++ // a partitioned machine counts none (recyclable)
+	if m.parts == nil || m == t.src.m {
+		t.refs++
+	} else {
+		t.refsT++
 	}
 }
 
@@ -327,12 +334,47 @@ func (m *Machine) usePacket(t *txn, p *Packet) {
 // back to the free list if it was the last and the transaction is done
 // with.
 func (m *Machine) dropPacket(t *txn) {
-	if m.parts != nil {
+	if m.parts != nil && m != t.src.m {
+		// The target's partition of a transaction between two: the
+		// source's count and whether it is done are the source's to
+		// write, so whether this was the last is seen at the window's
+		// end (releaseShared).
+		t.refsT--
+		m.recheck = append(m.recheck, t)
 		return
 	}
 	t.refs--
 	if t.refs == 0 && t.recycle {
-		m.releaseTxn(t)
+		m.freeTxn(t)
+	}
+}
+
+// freeTxn puts t on the free list now if no other partition can hold a
+// reference to it, or else at the window's end if the target's count is
+// 0 then (releaseShared).
+func (m *Machine) freeTxn(t *txn) {
+	if m.parts != nil && t.dst.m != m {
+		m.recheck = append(m.recheck, t)
+		return
+	}
+	m.releaseTxn(t)
+}
+
+// releaseShared is a partitioned machine's end of a window (while no
+// partition runs): the transactions between two partitions that either
+// side may have been the last to use go back to their source's free list
+// if neither side's packets point to them any more and the source is done
+// with them. A transaction listed twice is released once: its release
+// clears recycle.
+func (m *Machine) releaseShared(Time) {
+	for _, p := range m.parts {
+		for i, t := range p.recheck {
+			if t.recycle && t.refs+t.refsT == 0 {
+				t.src.m.releaseTxn(t)
+			}
+			p.recheck[i] = nil
+		}
+		p.recheck = p.recheck[:0]
 	}
 }
 
@@ -517,7 +559,7 @@ func (n *nic) complete(t *txn) {
 	if n.m.recyclable(t) {
 		t.recycle = true
 		if t.refs == 0 {
-			n.m.releaseTxn(t)
+			n.m.freeTxn(t)
 		}
 	}
 }

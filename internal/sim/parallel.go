@@ -52,7 +52,7 @@ type Parallel struct {
 	simLimit  Time
 	wallLimit time.Duration
 	ran       bool
-	between   func(Time) // Between
+	between   []func(Time) // Between
 }
 
 // partition is a kernel's place in a Parallel run.
@@ -136,9 +136,10 @@ func (r *Parallel) SetLimits(simLimit Time, wallLimit time.Duration) {
 
 // Between has f called after each window with the window's end, on the
 // goroutine that called Run, while no partition runs: for what a model
-// publishes to every partition at the windows' ends (nil: nothing). What
-// f schedules must be at or after the end.
-func (r *Parallel) Between(f func(end Time)) { r.between = f }
+// publishes to every partition at the windows' ends. Each call adds a
+// function, called in the order they were added. What f schedules must
+// be at or after the end.
+func (r *Parallel) Between(f func(end Time)) { r.between = append(r.between, f) }
 
 // End is when the run's last PE returned (or the latest time a partition
 // reached, if some PE has not).
@@ -302,7 +303,9 @@ func (r *Parallel) Run(workers int) error {
 		r.windows++
 		pool.window(end)
 		if r.between != nil {
-			r.between(end)
+			for _, f := range r.between {
+				f(end)
+			}
 			for _, k := range r.parts {
 				k.part.nextAt = k.next()
 			}

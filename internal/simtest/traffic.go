@@ -74,14 +74,21 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 	// block of each rather than one per PE, which a size class would
 	// round up (the full Aries system has 92,544 PEs).
 	tj := &trafficJob{tr: &tr, descs: make([]conduit.PostDesc, tr.Nodes*tr.Puts), done: make([]completions, tr.Nodes)}
-	// The PEs of a simulated job on one kernel run one at a time, and a
-	// PE does not yield between taking its completions into the buffer
-	// and reading them (Ready), so they share one; others (a partitioned
-	// job's run on several workers at once) have one each.
-	if sj, ok := job.(*simnet.Job); ok && sj.Par == nil {
-		tj.oneAtATime = true
+	// The PEs of a simulated job's kernel run one at a time, and a PE
+	// does not yield between taking its completions into the buffer and
+	// reading them (Ready), so they share one: a partitioned job has one
+	// for each partition (whose PEs run on one worker at a time); others
+	// have one for each PE.
+	if sj, ok := job.(*simnet.Job); ok {
+		tj.shared = make([][]conduit.Event, 1)
+		if sj.Par != nil {
+			tj.shared = make([][]conduit.Event, sj.Par.Partitions())
+			tj.partOf = func(rank int) int { return sj.PartitionOf(sj.NodeOf(rank)) }
+		}
+		for i := range tj.shared {
+			tj.shared[i] = make([]conduit.Event, pollBurst)
+		}
 	}
-	tj.shared = make([]conduit.Event, pollBurst)
 	err = job.Run(func(ep conduit.Endpoint) error {
 		// On a simulated backend each PE's program runs on a stack of
 		// its own, which keeps the size it starts with only while the
@@ -104,22 +111,30 @@ func (tr Traffic) Run(name string) (TrafficResult, error) {
 
 // trafficJob is what the PEs of a run of Traffic share.
 type trafficJob struct {
-	tr         *Traffic
-	descs      []conduit.PostDesc // every PE's, Puts each
-	done       []completions      // every PE's
-	shared     []conduit.Event    // the PEs' completion buffer, if they run one at a time
-	oneAtATime bool
+	tr    *Traffic
+	descs []conduit.PostDesc // every PE's, Puts each
+	done  []completions      // every PE's
+	// shared is the PEs' completion buffers if they run one at a time:
+	// by partition (partOf: a rank's, nil: all in one).
+	shared [][]conduit.Event
+	partOf func(rank int) int
 }
 
-// start makes ep's completion count, taking its completions into the
-// shared buffer if the PEs run one at a time, or else into one of its own.
+// start makes ep's completion count, taking its completions into its
+// kernel's shared buffer if the PEs run one at a time, or else into one of
+// its own.
 //
 //go:noinline
 func (tj *trafficJob) start(ep conduit.Endpoint) *completions {
 	c := &tj.done[ep.Rank()]
-	*c = completions{ep: ep, n: tj.tr.Puts, evs: tj.shared}
-	if !tj.oneAtATime {
+	*c = completions{ep: ep, n: tj.tr.Puts}
+	switch {
+	case tj.shared == nil:
 		c.evs = make([]conduit.Event, pollBurst)
+	case tj.partOf != nil:
+		c.evs = tj.shared[tj.partOf(ep.Rank())]
+	default:
+		c.evs = tj.shared[0]
 	}
 	return c
 }
