@@ -468,8 +468,9 @@ func (c *Channel) queueReturn(vc uint8, r creditReturn) {
 }
 
 // returnSlab is how many credit returns addReturn carves from the
-// machine's block at once.
-const returnSlab = 4096
+// machine's block at once (8 KiB): a partitioned machine has a block in
+// each partition.
+const returnSlab = 512
 
 // returnList is a VC's credits on their way back (vcState.returns), in
 // a piece of the machine's block of credit returns.

@@ -55,8 +55,11 @@ const (
 	timeBits = 64 - slotBits // pending events span at most 2^42 ps (4.4 s)
 )
 
-// bodyChunk is how many event bodies the slab makes at once.
-const bodyChunk = 1 << 12
+// bodyChunk is how many event bodies the slab makes at once: 48 KiB of
+// bodies and tie-breaks, so that the chunk a partitioned run's kernel has
+// begun and not filled holds little (241 kernels on the full Aries
+// system).
+const bodyChunk = 1 << 10
 
 // body is a pending event, or a free slot of the slab: then a and data
 // are nil and code links to the next free slot.

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -307,5 +308,48 @@ func TestParallelSyncSeesOtherPartitions(t *testing.T) {
 		})
 		require.NoError(t, r.Run(w))
 		require.Equal(t, Time(150), saw, "%d workers", w)
+	}
+}
+
+// An outbox sorted by destination gives each destination exactly the
+// events sent to it, whatever the order they were sent in, and sorts
+// again from scratch after more are sent.
+func TestOutboxSort(t *testing.T) {
+	const parts = 7
+	rng := rand.New(rand.NewPCG(3, 4))
+	o := outbox{ends: make([]int32, parts), next: make([]int32, parts)}
+	for round := range 3 {
+		want := make([]map[int32]bool, parts)
+		for d := range want {
+			want[d] = map[int32]bool{}
+		}
+		n := 50 * round // none in the first round
+		for i := range n {
+			d := int32(rng.IntN(parts - 1)) // the last is sent none
+			o.sent = append(o.sent, remoteEvent{code: int32(i), dst: d})
+			want[d][int32(i)] = true
+			if i == n/2 {
+				o.sort() // as after a window, then more sent between
+				o.sorted = false
+			}
+		}
+		o.sort()
+		total := 0
+		for d := range parts {
+			got := o.to(d)
+			total += len(got)
+			if len(got) != len(want[d]) {
+				t.Fatalf("round %d: destination %d got %d events, want %d", round, d, len(got), len(want[d]))
+			}
+			for _, e := range got {
+				if e.dst != int32(d) || !want[d][e.code] {
+					t.Fatalf("round %d: destination %d got event %d for %d", round, d, e.code, e.dst)
+				}
+			}
+		}
+		if total != n {
+			t.Fatalf("round %d: %d events given out, %d sent", round, total, n)
+		}
+		o.empty()
 	}
 }
