@@ -61,7 +61,7 @@ func flagJob(t *testing.T, n int, order conduit.OrderingMode) flagTimes {
 		local, flag := seg[flagDataOffset:flagDataOffset+n], seg[flagWordOffset:flagWordOffset+8]
 		d := &conduit.PostDesc{Type: conduit.Get, Mech: conduit.FMA, Order: order, Target: 1,
 			Local: local, LocalMem: own, Remote: ep.SegmentHandle(1), RemoteOffset: flagDataOffset,
-			Flag: flag, FlagMem: own, FlagValue: flagValue}
+			Flag: &conduit.FlagWord{Word: flag, Mem: own, Value: flagValue}}
 		ft.posted = ep.Now()
 		if err := ep.Post(d); err != nil {
 			return err
@@ -181,7 +181,7 @@ func TestFlaggedGetFailed(t *testing.T) {
 			n, flag := c.n, seg[flagWordOffset:flagWordOffset+8]
 			d := &conduit.PostDesc{Type: conduit.Get, Mech: conduit.FMA, Target: 1,
 				Local: seg[flagDataOffset : flagDataOffset+n], LocalMem: own, Remote: remote, RemoteOffset: c.off,
-				Flag: flag, FlagMem: own, FlagValue: flagValue}
+				Flag: &conduit.FlagWord{Word: flag, Mem: own, Value: flagValue}}
 			if err := ep.Post(d); err != nil {
 				return err
 			}
@@ -212,7 +212,7 @@ func TestFlaggedPostRejected(t *testing.T) {
 		seg, own := ep.Segment(), ep.SegmentHandle(0)
 		get := func(mod func(d *conduit.PostDesc)) *conduit.PostDesc {
 			d := &conduit.PostDesc{Type: conduit.Get, Mech: conduit.FMA, Target: 1, Local: seg[:64], LocalMem: own,
-				Remote: ep.SegmentHandle(1), Flag: seg[64:72], FlagMem: own, FlagValue: 1}
+				Remote: ep.SegmentHandle(1), Flag: &conduit.FlagWord{Word: seg[64:72], Mem: own, Value: 1}}
 			mod(d)
 			return d
 		}
@@ -222,8 +222,8 @@ func TestFlaggedPostRejected(t *testing.T) {
 		}{
 			"put":          {get(func(d *conduit.PostDesc) { d.Type = conduit.Put }), "post put to PE 1: a flag word"},
 			"bte":          {get(func(d *conduit.PostDesc) { d.Mech = conduit.BTE }), "not BTE"},
-			"unregistered": {get(func(d *conduit.PostDesc) { d.Flag = make([]byte, 16)[8:]; d.FlagMem = conduit.MemHandle{} }), "flag word of 8 bytes is not inside registration 0"},
-			"misaligned":   {get(func(d *conduit.PostDesc) { d.Flag = seg[68:76] }), "not aligned to 8 bytes"},
+			"unregistered": {get(func(d *conduit.PostDesc) { d.Flag.Word, d.Flag.Mem = make([]byte, 16)[8:], conduit.MemHandle{} }), "flag word of 8 bytes is not inside registration 0"},
+			"misaligned":   {get(func(d *conduit.PostDesc) { d.Flag.Word = seg[68:76] }), "not aligned to 8 bytes"},
 		} {
 			err := ep.Post(c.d)
 			if err == nil {

@@ -204,6 +204,22 @@ func (h MemHandle) Valid() bool { return h.ID != 0 }
 // SegmentID is the MemHandle.ID of every PE's segment.
 const SegmentID uint32 = 1
 
+// FlagWord is a flagged get's flag (PostDesc.Flag): once all of the get's
+// data is in the descriptor's Local, the backend stores Value into Word,
+// native-endian, as one atomic 8-byte write (StoreFlag), so that a PE
+// polling Word (LoadFlag) learns of this get's arrival without the
+// completion queue. The flag is never visible before the data; the
+// completion event still follows, at the same time or later. A get that
+// fails does not write it. Word must be exactly 8 bytes, 8-byte aligned,
+// and apart from Local; when Caps.NeedsRegisteredLocal is set it must lie
+// inside the registration Mem names. Like the descriptor, the FlagWord is
+// the runtime's and the backend may read it until the completion event.
+type FlagWord struct {
+	Word  []byte
+	Mem   MemHandle
+	Value uint64
+}
+
 // PostDesc describes one transfer or atomic. The runtime owns descriptors
 // and reuses them; a backend may keep a pointer to one from Post until it
 // delivers the descriptor's completion Event, and must not touch it after.
@@ -247,18 +263,10 @@ type PostDesc struct {
 	RemoteData uint64
 
 	// Flag, when not nil, asks for a flagged get response (Caps.FlaggedGet;
-	// FMA gets only): once all of the get's data is in Local, the backend
-	// stores FlagValue into Flag, native-endian, as one atomic 8-byte
-	// write (StoreFlag), so that a PE polling Flag (LoadFlag) learns of
-	// this get's arrival without the completion queue. The flag is never
-	// visible before the data; the completion event still follows, at the
-	// same time or later. A get that fails does not write it. Flag must be
-	// exactly 8 bytes, 8-byte aligned, and apart from Local; when
-	// Caps.NeedsRegisteredLocal is set it must lie inside the registration
-	// FlagMem names.
-	Flag      []byte
-	FlagMem   MemHandle
-	FlagValue uint64
+	// FMA gets only; see FlagWord). It is a pointer, not the fields
+	// themselves, because few posts carry one and a runtime may hold a
+	// descriptor for every post in flight (40 bytes of each saved).
+	Flag *FlagWord
 
 	// TxnID and Retry make the retry of a timed-out AMO exactly-once. A
 	// backend whose transactions can time out (StatusTimeout) sets TxnID

@@ -70,11 +70,11 @@
 // # Flagged get responses
 //
 // Where [Caps.FlaggedGet] is set (Aries, and the shared-memory backend), an
-// FMA get may carry a flag word: [PostDesc.Flag], an 8-byte-aligned word of
-// local memory apart from the get's buffer (registered, named by
-// [PostDesc.FlagMem], where [Caps.NeedsRegisteredLocal] is set), and
-// [PostDesc.FlagValue]. Once all of the get's data is in [PostDesc.Local]
-// the backend stores FlagValue into the word in one atomic native-endian
+// FMA get may carry a flag word: [PostDesc.Flag], a [FlagWord] naming an
+// 8-byte-aligned word of local memory apart from the get's buffer
+// (registered, named by its Mem, where [Caps.NeedsRegisteredLocal] is
+// set), and the Value to store. Once all of the get's data is in [PostDesc.Local]
+// the backend stores the Value into the word in one atomic native-endian
 // write ([StoreFlag]); a PE may poll it ([LoadFlag], inside
 // [Endpoint.WaitFor]) to learn of that one get's arrival without draining
 // its completion queue. This is the Aries "flagged response"
@@ -88,7 +88,7 @@
 // the descriptor is the backend's until then; a get that fails (an error or
 // a timeout) does not write the flag, so a PE polling it must also watch
 // its completion queue or bound its wait. The flag is written once, so the
-// runtime clears it (or picks a fresh FlagValue) before reusing it.
+// runtime clears it (or picks a fresh Value) before reusing it.
 // [CheckPost] rejects a flag on a put, an AMO or a BTE get, and one that is
 // not 8 bytes, not aligned or overlaps Local; a backend without the
 // capability rejects a flagged post with an error wrapping

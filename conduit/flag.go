@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// FlagBytes is the size of a flagged get's flag word (PostDesc.Flag).
+// FlagBytes is the size of a flagged get's flag word (FlagWord.Word).
 const FlagBytes = 8
 
 // checkFlag validates a descriptor's flag word: only an FMA get carries
@@ -19,10 +19,10 @@ func checkFlag(d *PostDesc) error {
 	if d.Mech != FMA {
 		return fmt.Errorf("post get to PE %d: a flag word, but flags are for FMA gets only, not %v", d.Target, d.Mech)
 	}
-	if len(d.Flag) != FlagBytes {
-		return fmt.Errorf("post get to PE %d: flag word of %d bytes (want %d)", d.Target, len(d.Flag), FlagBytes)
+	if len(d.Flag.Word) != FlagBytes {
+		return fmt.Errorf("post get to PE %d: flag word of %d bytes (want %d)", d.Target, len(d.Flag.Word), FlagBytes)
 	}
-	flag := uintptr(unsafe.Pointer(unsafe.SliceData(d.Flag)))
+	flag := uintptr(unsafe.Pointer(unsafe.SliceData(d.Flag.Word)))
 	if flag%FlagBytes != 0 {
 		return fmt.Errorf("post get to PE %d: flag word at %#x is not aligned to %d bytes", d.Target, flag, FlagBytes)
 	}
@@ -33,7 +33,7 @@ func checkFlag(d *PostDesc) error {
 	return nil
 }
 
-// StoreFlag writes v into a flag word (PostDesc.Flag) as one atomic,
+// StoreFlag writes v into a flag word (FlagWord.Word) as one atomic,
 // native-endian 8-byte store. CheckPost has verified the word's size and
 // alignment, so a violation here is a programming error in a backend and
 // panics.
@@ -41,7 +41,7 @@ func StoreFlag(flag []byte, v uint64) {
 	atomic.StoreUint64(flagWord(flag), v)
 }
 
-// LoadFlag reads a flag word (PostDesc.Flag) atomically: what a PE polls to
+// LoadFlag reads a flag word (FlagWord.Word) atomically: what a PE polls to
 // learn that a flagged get's data has arrived. It panics if flag is not an
 // aligned 8-byte word.
 func LoadFlag(flag []byte) uint64 {

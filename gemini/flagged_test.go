@@ -26,7 +26,7 @@ func TestFlaggedGetUnsupported(t *testing.T) {
 		assert.False(t, ep.Caps().FlaggedGet)
 		seg, own := ep.Segment(), ep.SegmentHandle(0)
 		d := &conduit.PostDesc{Type: conduit.Get, Mech: conduit.FMA, Target: 1, Local: seg[:64], LocalMem: own,
-			Remote: ep.SegmentHandle(1), Flag: seg[64:72], FlagMem: own, FlagValue: 1}
+			Remote: ep.SegmentHandle(1), Flag: &conduit.FlagWord{Word: seg[64:72], Mem: own, Value: 1}}
 		err := ep.Post(d)
 		if !errors.Is(err, conduit.ErrUnsupported) {
 			return fmt.Errorf("flagged get: %v, want an error wrapping ErrUnsupported", err)
@@ -36,7 +36,7 @@ func TestFlaggedGetUnsupported(t *testing.T) {
 		assert.Zero(t, ep.PollLocalCQ(evs[:]), "a rejected post completes nothing")
 		assert.Zero(t, conduit.LoadFlag(seg[64:72]))
 		// The same get without its flag is fine.
-		d.Flag, d.FlagMem = nil, conduit.MemHandle{}
+		d.Flag = nil
 		if err := ep.Post(d); err != nil {
 			return err
 		}

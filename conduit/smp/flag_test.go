@@ -34,7 +34,7 @@ func TestFlaggedGet(t *testing.T) {
 		}
 		local, flag := seg[8192:8192+n], seg[16384:16392]
 		d := getDesc(ep, 1, 4096, local)
-		d.Flag, d.FlagValue = flag, flagValue
+		d.Flag = &conduit.FlagWord{Word: flag, Value: flagValue}
 		if err := ep.Post(d); err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func TestFlaggedGet(t *testing.T) {
 		conduit.StoreFlag(flag, 0)
 		bad := getDesc(ep, 1, 1<<16, local[:8])
 		bad.Remote.Bytes = 1 << 20
-		bad.Flag, bad.FlagValue = flag, flagValue
+		bad.Flag = &conduit.FlagWord{Word: flag, Value: flagValue}
 		if err := ep.Post(bad); err != nil {
 			return err
 		}
@@ -84,12 +84,12 @@ func TestFlaggedGetRegistered(t *testing.T) {
 		seg := ep.Segment()
 		d := getDesc(ep, 1, 0, seg[:64])
 		d.LocalMem = ep.SegmentHandle(0)
-		d.Flag, d.FlagValue = unsafeWord(), 1
+		d.Flag = &conduit.FlagWord{Word: unsafeWord(), Value: 1}
 		err := ep.Post(d)
 		if assert.Error(t, err) {
 			assert.Contains(t, err.Error(), "flag word of 8 bytes is not inside registration 0")
 		}
-		d.Flag, d.FlagMem = seg[64:72], ep.SegmentHandle(0)
+		d.Flag.Word, d.Flag.Mem = seg[64:72], ep.SegmentHandle(0)
 		if err := post(ep, d); err != nil {
 			return err
 		}

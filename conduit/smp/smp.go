@@ -401,7 +401,7 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 			return err
 		}
 		if d.Flag != nil {
-			if err := e.checkLocal(d, "flag word", d.Flag, d.FlagMem); err != nil {
+			if err := e.checkLocal(d, "flag word", d.Flag.Word, d.Flag.Mem); err != nil {
 				return err
 			}
 		}
@@ -438,7 +438,7 @@ func (e *endpoint) Post(d *conduit.PostDesc) error {
 			}
 			if d.Flag != nil {
 				// After the data: a PE that sees the flag sees the data.
-				conduit.StoreFlag(d.Flag, d.FlagValue)
+				conduit.StoreFlag(d.Flag.Word, d.Flag.Value)
 			}
 		case conduit.AMO:
 			if uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%uintptr(d.Width) != 0 {

@@ -50,7 +50,10 @@ func (m *Machine) postBTE(t *txn, p *sim.Proc) {
 
 // bteQueue queues a transfer whose descriptor has reached the NIC.
 func (n *nic) bteQueue(t *txn) {
-	n.bteQ = append(n.bteQ, t)
+	if n.be == nil {
+		n.be = new(bteEngine)
+	}
+	n.be.q = append(n.be.q, t)
 	n.bteStart()
 }
 
@@ -59,7 +62,7 @@ func (n *nic) bteQueue(t *txn) {
 // woken: a caller outside it (a transfer ending, bteEnded) does that.
 func (n *nic) bteRelease(t *txn) {
 	t.bte &^= bteHolding
-	n.bteChanBusy &^= 1 << (t.bte & bteChannelMask)
+	n.be.chanBusy &^= 1 << (t.bte & bteChannelMask)
 	n.bteAdmit()
 }
 
@@ -70,7 +73,7 @@ func (n *nic) bteEnded(t *txn) {
 		return
 	}
 	t.bte &^= bteAdmitted
-	n.bteInFlight--
+	n.be.inFlight--
 	if t.bte&bteHolding != 0 {
 		n.bteRelease(t)
 		n.bteKick()
@@ -86,32 +89,32 @@ func (n *nic) bteStart() {
 
 // bteAdmit gives free channels, lowest first, to queued transfers.
 func (n *nic) bteAdmit() {
-	if len(n.bteQ) > 0 && n.bteCh == nil {
-		n.bteCh = make([]bteChan, n.m.p.BTEChannels)
+	if len(n.be.q) > 0 && n.be.ch == nil {
+		n.be.ch = make([]bteChan, n.m.p.BTEChannels)
 	}
 	all := uint64(1)<<n.m.p.BTEChannels - 1
-	for n.bteChanBusy != all && len(n.bteQ) > 0 {
-		t := n.bteQ[0]
-		n.bteQ[0] = nil
-		n.bteQ = n.bteQ[1:]
-		ch := bits.TrailingZeros64(^n.bteChanBusy)
-		n.bteChanBusy |= 1 << ch
+	for n.be.chanBusy != all && len(n.be.q) > 0 {
+		t := n.be.q[0]
+		n.be.q[0] = nil
+		n.be.q = n.be.q[1:]
+		ch := bits.TrailingZeros64(^n.be.chanBusy)
+		n.be.chanBusy |= 1 << ch
 		t.bte = bteOn | bteHolding | bteAdmitted | uint8(ch)
-		n.bteInFlight++
-		n.m.stats.BTEMaxInFlight = max(n.m.stats.BTEMaxInFlight, int64(n.bteInFlight))
-		active := bits.OnesCount64(n.bteChanBusy)
+		n.be.inFlight++
+		n.m.stats.BTEMaxInFlight = max(n.m.stats.BTEMaxInFlight, int64(n.be.inFlight))
+		active := bits.OnesCount64(n.be.chanBusy)
 		n.m.stats.BTEMaxActive = max(n.m.stats.BTEMaxActive, int64(active))
-		n.bteRun = append(n.bteRun, t)
+		n.be.run = append(n.be.run, t)
 	}
 }
 
 // bteKick makes sure the block-transfer engine runs if it has work.
 func (n *nic) bteKick() {
-	if n.bteBusy || len(n.bteRun) == 0 {
+	if n.be.busy || len(n.be.run) == 0 {
 		return
 	}
-	n.bteBusy = true
-	n.m.k.At(max(n.m.k.Now(), n.bteNext), n, nicBTESend, nil)
+	n.be.busy = true
+	n.m.k.At(max(n.m.k.Now(), n.be.next), n, nicBTESend, nil)
 }
 
 // bteSend is the block-transfer engine making its next packet. It serves
@@ -124,19 +127,19 @@ func (n *nic) bteKick() {
 // of the NIC's reads (reads.go): without a free one the engine sleeps
 // until it is granted one.
 func (n *nic) bteSend() {
-	n.bteBusy = false
+	n.be.busy = false
 	m := n.m
 	now := m.k.Now()
 	wake := Time(-1)
 	parked := false
-	for tried := 0; len(n.bteRun) > 0 && tried < len(n.bteRun); {
-		i := n.bteCur % len(n.bteRun)
-		t := n.bteRun[i]
+	for tried := 0; len(n.be.run) > 0 && tried < len(n.be.run); {
+		i := n.be.cur % len(n.be.run)
+		t := n.be.run[i]
 		if t.done || t.next >= t.npkts {
 			// Every request made (or the transfer ended): its channel
 			// takes the next queued transfer, which joins the turn.
-			n.bteRun = append(n.bteRun[:i], n.bteRun[i+1:]...)
-			n.bteBurst = 0
+			n.be.run = append(n.be.run[:i], n.be.run[i+1:]...)
+			n.be.burst = 0
 			if t.bte&bteHolding != 0 {
 				n.bteRelease(t)
 			}
@@ -157,13 +160,13 @@ func (n *nic) bteSend() {
 			if until < 0 {
 				parked = true
 			}
-			n.bteCur++
-			n.bteBurst = 0
+			n.be.cur++
+			n.be.burst = 0
 			tried++
 			continue
 		}
 		if !n.orbRoom(max(int(t.unit), 1)) {
-			n.bteParked = true
+			n.be.parked = true
 			n.giveBack(&n.bteTagGrant)
 			return
 		}
@@ -186,7 +189,7 @@ func (n *nic) bteSend() {
 			n.giveBack(&n.bteTagGrant)
 			n.transmit(p)
 			ch := t.bte & bteChannelMask
-			c := &n.bteCh[ch]
+			c := &n.be.ch[ch]
 			c.gets += int32(p.cnt)
 			gets := c.gets
 			m.stats.BTEGetsMax = max(m.stats.BTEGetsMax, int64(gets))
@@ -194,11 +197,11 @@ func (n *nic) bteSend() {
 				c.paced = now + m.cycles(m.p.BTEGetDelayCycles)
 			}
 		}
-		if n.bteBurst++; n.bteBurst >= m.p.BTEBurstPackets {
-			n.bteBurst = 0
-			n.bteCur++
+		if n.be.burst++; n.be.burst >= m.p.BTEBurstPackets {
+			n.be.burst = 0
+			n.be.cur++
 		}
-		n.bteNext = now + m.cycles(m.p.NICPacketCycles*int64(p.cnt))
+		n.be.next = now + m.cycles(m.p.NICPacketCycles*int64(p.cnt))
 		n.bteKick()
 		return
 	}
@@ -206,10 +209,10 @@ func (n *nic) bteSend() {
 	if parked {
 		// A get waits for its channel's responses: the ORB's release of
 		// an entry wakes the engine.
-		n.bteParked = true
+		n.be.parked = true
 	}
 	if wake >= 0 {
-		n.bteNext = max(n.bteNext, wake)
+		n.be.next = max(n.be.next, wake)
 		n.bteKick()
 	}
 }
@@ -224,6 +227,22 @@ func (n *nic) bteSend() {
 // (bteChan.gets); a put's reads in flight are its read slots not yet back.
 
 // bteChan is a block-transfer channel's pacing state.
+// bteEngine is a NIC's block-transfer engine, made for its first block
+// transfer (bteQueue): a NIC of a job of FMA puts never has one, and a
+// job may have a NIC for each of 92,544 nodes.
+type bteEngine struct {
+	q        []*txn    // waiting for a channel
+	chanBusy uint64    // the channels processing a transfer, a bit each
+	ch       []bteChan // each channel's pacing, made at its first transfer
+	run      []*txn    // transfers with packets still to make
+	inFlight int       // transfers given a channel that have not ended
+	cur      int       // whose turn it is
+	burst    int       // packets made in this turn
+	next     Time      // the engine can make a packet from then
+	busy     bool      // the engine's next step is scheduled
+	parked   bool      // waiting for an ORB entry
+}
+
 type bteChan struct {
 	gets  int32 // its get requests in process
 	paced Time  // its next get request waits until then
@@ -233,7 +252,7 @@ type bteChan struct {
 // that many fewer gets in process.
 func (n *nic) bteGetBack(t *txn, cnt int) {
 	if t.bte != 0 && t.kind == pktGet {
-		n.bteCh[t.bte&bteChannelMask].gets -= int32(cnt)
+		n.be.ch[t.bte&bteChannelMask].gets -= int32(cnt)
 	}
 }
 
@@ -260,7 +279,7 @@ func (n *nic) bteHeld(t *txn, slot int, now Time) Time {
 		}
 		return 0
 	}
-	c := &n.bteCh[t.bte&bteChannelMask]
+	c := &n.be.ch[t.bte&bteChannelMask]
 	if m.p.BTEMaxGets > 0 && int(c.gets)+max(int(t.unit), 1) > m.p.BTEMaxGets {
 		return -1
 	}

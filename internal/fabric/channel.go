@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -265,7 +266,7 @@ func (c *Channel) absorbVC(v *vcState, now Time) Time {
 		return math.MaxInt64
 	}
 	l := c.m.returnList(v.returns)
-	r := l.r
+	r := l.returns()
 	i := 0
 	for i < len(r) && r[i].at <= now {
 		v.credits += r[i].units
@@ -274,7 +275,7 @@ func (c *Channel) absorbVC(v *vcState, now Time) Time {
 	}
 	if i > 0 {
 		n := copy(r, r[i:])
-		l.r = r[:n]
+		l.setLen(n)
 		if n == 0 {
 			// The list goes back to the machine with its piece: a
 			// channel holds lists only for the credits it has on their
@@ -284,7 +285,7 @@ func (c *Channel) absorbVC(v *vcState, now Time) Time {
 			return math.MaxInt64
 		}
 	}
-	return l.r[0].at
+	return r[0].at
 }
 
 // send starts the next packet that has room downstream, taking the virtual
@@ -376,8 +377,8 @@ func (c *Channel) pick() *Packet {
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
 	if id := c.vcList()[vc].returns; id != 0 {
-		if l := c.m.returnList(id); len(l.r) > 0 && (wake < 0 || l.r[0].at < wake) {
-			return l.r[0].at
+		if l := c.m.returnList(id); l.len() > 0 && (wake < 0 || l.p.at < wake) {
+			return l.p.at
 		}
 	}
 	return wake
@@ -473,11 +474,46 @@ func (c *Channel) queueReturn(vc uint8, r creditReturn) {
 const returnSlab = 512
 
 // returnList is a VC's credits on their way back (vcState.returns), in
-// a piece of the machine's block of credit returns.
+// a piece of the machine's block of credit returns. A VC that has carried
+// a packet keeps a list until the channel next looks (2 million at once
+// on the full Aries system), so a list is 16 bytes: its piece named by its
+// first return, and its length and its piece's size (a power of two) in
+// one word, rather than a slice and its own number (24 bytes more).
 type returnList struct {
-	r    []creditReturn
-	id   uint32 // its number (Machine.returnList)
-	next uint32 // on the machine's free lists, the number of the next (0: none)
+	p    *creditReturn // its piece's first return; nil before it has one
+	nc   uint32        // its length (the low returnLenBits) and log2 of its piece's size
+	next uint32        // on the machine's free lists, the number of the next (0: none)
+}
+
+// returnLenBits is how many bits of returnList.nc hold its length: a
+// list longer than that (a VC with more than 134 million packets' credits
+// on their way back) ends the job (addReturn).
+const returnLenBits = 27
+
+// len is how many returns the list holds.
+func (l *returnList) len() int { return int(l.nc & (1<<returnLenBits - 1)) }
+
+// cap is the size of the list's piece (0 before it has one).
+func (l *returnList) cap() int {
+	if l.p == nil {
+		return 0
+	}
+	return 1 << (l.nc >> returnLenBits)
+}
+
+// returns is the list's returns, in its piece.
+func (l *returnList) returns() []creditReturn {
+	return unsafe.Slice(l.p, l.cap())[:l.len()]
+}
+
+// setLen makes the list's first n returns its own.
+func (l *returnList) setLen(n int) { l.nc = l.nc&^(1<<returnLenBits-1) | uint32(n) }
+
+// set makes r, whose capacity is a power of two, the list's returns and
+// piece.
+func (l *returnList) set(r []creditReturn) {
+	l.p = unsafe.SliceData(r[:cap(r)])
+	l.nc = uint32(bits.TrailingZeros(uint(cap(r))))<<returnLenBits | uint32(len(r))
 }
 
 // returnListChunk is how many lists the machine makes at once.
@@ -489,21 +525,20 @@ func (m *Machine) returnList(id uint32) *returnList {
 	return &m.returnLists[i/returnListChunk][i%returnListChunk]
 }
 
-// newReturnList is a list with no returns: one a VC has left, or a new one.
-func (m *Machine) newReturnList() *returnList {
+// newReturnList is a list with no returns, and its number: one a VC has
+// left, or a new one.
+func (m *Machine) newReturnList() (uint32, *returnList) {
 	if id := m.freeReturnLists; id != 0 {
 		l := m.returnList(id)
 		m.freeReturnLists, l.next = l.next, 0
-		return l
+		return id, l
 	}
 	n := m.returnListsMade
 	if n%returnListChunk == 0 {
 		m.returnLists = append(m.returnLists, make([]returnList, returnListChunk))
 	}
 	m.returnListsMade++
-	l := &m.returnLists[n/returnListChunk][n%returnListChunk]
-	l.id = n + 1
-	return l
+	return n + 1, &m.returnLists[n/returnListChunk][n%returnListChunk]
 }
 
 // addReturn appends r to v's credits on their way back. A VC has a list
@@ -519,24 +554,30 @@ func (m *Machine) newReturnList() *returnList {
 func (m *Machine) addReturn(v *vcState, r creditReturn) {
 	var l *returnList
 	if v.returns == 0 {
-		l = m.newReturnList()
-		v.returns = l.id
+		v.returns, l = m.newReturnList()
 	} else {
 		l = m.returnList(v.returns)
 	}
-	if len(l.r) == cap(l.r) {
-		grown := m.returnPiece(max(minReturns, 2*cap(l.r)))[:len(l.r)]
-		copy(grown, l.r)
-		if cap(l.r) > 0 {
-			k := bits.Len(uint(cap(l.r) / minReturns))
+	n, c := l.len(), l.cap()
+	if n == c {
+		if n == 1<<returnLenBits-1 {
+			m.k.Fail(fmt.Errorf("%s: a VC with %d credit returns on their way back", m.name, n))
+			return
+		}
+		old := l.returns()
+		grown := m.returnPiece(max(minReturns, 2*c))[:n]
+		copy(grown, old)
+		if c > 0 {
+			k := bits.Len(uint(c / minReturns))
 			for len(m.returnFree) <= k {
 				m.returnFree = append(m.returnFree, stack[[]creditReturn]{})
 			}
-			m.returnFree[k].push(l.r[:0])
+			m.returnFree[k].push(old[:0])
 		}
-		l.r = grown
+		l.set(grown)
 	}
-	l.r = append(l.r, r)
+	unsafe.Slice(l.p, n+1)[n] = r
+	l.setLen(n + 1)
 }
 
 // minReturns is the smallest piece of a credit return list: one return.

@@ -41,14 +41,14 @@ func (m *Machine) Footprint() Footprint {
 		for _, v := range c.vcList() {
 			if v.returns != 0 {
 				f.Returns++
-				b += int64(unsafe.Sizeof(returnList{})) + int64(cap(m.returnList(v.returns).r))*int64(unsafe.Sizeof(creditReturn{}))
+				b += int64(unsafe.Sizeof(returnList{})) + int64(m.returnList(v.returns).cap())*int64(unsafe.Sizeof(creditReturn{}))
 			}
 		}
 	}
 	for id := m.freeReturnLists; id != 0; id = m.returnList(id).next {
 		l := m.returnList(id)
 		f.ReturnsFree++
-		b += int64(unsafe.Sizeof(returnList{})) + int64(cap(l.r))*int64(unsafe.Sizeof(creditReturn{}))
+		b += int64(unsafe.Sizeof(returnList{})) + int64(l.cap())*int64(unsafe.Sizeof(creditReturn{}))
 	}
 	for _, n := range m.nics {
 		if n != nil {

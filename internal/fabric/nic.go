@@ -62,17 +62,9 @@ type nic struct {
 	orbUsed int
 	orbWait pktQueue // request packets waiting for an ORB entry
 
-	// The block-transfer engine (bte.go).
-	bteQ        []*txn    // waiting for a channel
-	bteChanBusy uint64    // the channels processing a transfer, a bit each
-	bteCh       []bteChan // each channel's pacing, made at its first transfer
-	bteRun      []*txn    // transfers with packets still to make
-	bteInFlight int       // transfers given a channel that have not ended
-	bteCur      int       // whose turn it is
-	bteBurst    int       // packets made in this turn
-	bteBusy     bool      // the engine's next step is scheduled
-	bteNext     Time      // the engine can make a packet from then
-	bteParked   bool      // waiting for an ORB entry
+	// be is the block-transfer engine (bte.go), made for the first block
+	// transfer.
+	be *bteEngine
 
 	// timers lists the transactions whose requests have left and that
 	// have not completed, by when their timeout is next looked at; one
@@ -429,7 +421,7 @@ func (n *nic) commit(p *Packet) {
 			case p.kind == pktMsg:
 				t.tep.DeliverMessage(t.x.msg)
 			case t.remoteEvent:
-				t.tep.RemoteEvent(t.ep.Rank(), t.remoteData)
+				t.tep.RemoteEvent(t.ep.Rank(), t.x.remoteData)
 			}
 		}
 		n.m.freePacket(p)

@@ -57,8 +57,8 @@ func (n *nic) orbRelease(t *txn, cnt int) {
 	for n.orbWait.front() != nil && n.orbRoom(int(n.orbWait.front().cnt)) {
 		n.transmit(n.orbWait.pop())
 	}
-	if n.bteParked && n.orbRoom(1) {
-		n.bteParked = false
+	if n.be != nil && n.be.parked && n.orbRoom(1) {
+		n.be.parked = false
 		n.bteKick()
 	}
 }

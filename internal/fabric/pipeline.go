@@ -7,7 +7,7 @@ package fabric
 type pipeline struct {
 	free    Time // busy with a packet until then
 	q       [MaxVCs]pktQueue
-	queued  int // packets in q
+	queued  int32 // packets in q
 	rr      uint8
 	pending bool // its serve event is scheduled
 }

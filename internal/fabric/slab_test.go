@@ -38,7 +38,7 @@ func TestSlabs(t *testing.T) {
 	for x := m.freeTxns; x != nil; x = x.tNext {
 		n++
 	}
-	assert.Equal(t, txnSlab, n, "the free list holds them all")
+	assert.EqualValues(t, txnSlab, n, "the free list holds them all")
 	assert.Zero(t, testing.AllocsPerRun(100, m.stockTxns), "a stock above its floor is left as it is")
 
 	p := m.newPacket()

@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/internal/sim"
@@ -36,11 +37,10 @@ type txn struct {
 	d        *conduit.PostDesc // the runtime's until the transaction completes
 	x        *txnRare
 	// What the target needs after the source has completed (a put is
-	// acknowledged before it is visible): remoteEvent (below) and its
-	// data.
-	remoteData uint64
-	roff       int64
-	alive      Time // its last request sent or response received
+	// acknowledged before it is visible): remoteEvent (below), whose data
+	// is in x, and where it writes.
+	roff  int64
+	alive Time // its last request sent or response received
 	// checkAt is when its timer is next looked at; tPrev and tNext link
 	// the source NIC's timer list, ordered by checkAt (and tNext the
 	// machine's free list while it is on that).
@@ -109,6 +109,9 @@ type txnRare struct {
 	// attempt's), by which a machine whose links may fail applies it once.
 	operand, compare uint64
 	id               uint64
+	// remoteData is a put's data for the target's remote event
+	// (conduit.PostDesc.RemoteData).
+	remoteData uint64
 	// reads is a block-transfer put's reads in flight, by slot: when each
 	// is back (a get's pacing is its channel's, bte.go).
 	reads  []Time
@@ -193,7 +196,9 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 		d.TxnID = m.txnSeq
 	}
 	t.region, t.roff = d.Remote.ID, d.RemoteOffset
-	t.remoteEvent, t.remoteData = d.RemoteEvent, d.RemoteData
+	if t.remoteEvent = d.RemoteEvent; t.remoteEvent {
+		t.rare().remoteData = d.RemoteData
+	}
 	switch {
 	case d.Type == conduit.AMO:
 		return m.postAMO(t, ep, d)
@@ -396,8 +401,9 @@ func (m *Machine) releaseTxn(t *txn) {
 // and a PE that posts more takes the rest from the heap, on its own stack.
 const txnStock = 8
 
-// txnSlab is how many transactions stockTxns makes at once.
-const txnSlab = 51
+// txnSlab is how many transactions stockTxns makes at once: as many as
+// fill the allocator's 8 KiB size class.
+const txnSlab = int32(8192 / unsafe.Sizeof(txn{}))
 
 // stockTxns keeps at least txnStock transactions on the free list. The
 // kernel calls it on its own stack before a PE runs (sim.Kernel.BeforePE),
@@ -405,10 +411,10 @@ const txnSlab = 51
 // on the PE's stack, whose first 2 KiB the runtime's allocation slow path
 // would overflow (docs/scale.md).
 //
-// It makes txnSlab at once: 51 transactions of 160 bytes fill the
+// It makes txnSlab at once: 53 transactions of 152 bytes fill the
 // allocator's 8 KiB size class as its own span of single ones would, and
 // a new high of the transactions in flight, which a run of random gaps
-// keeps reaching, costs an allocation only every 51 transactions.
+// keeps reaching, costs an allocation only every 53 transactions.
 func (m *Machine) stockTxns() {
 	if m.freeTxnCount >= txnStock {
 		return
@@ -468,7 +474,7 @@ func (n *nic) response(p *Packet, kind pktKind, size int) {
 	p.Route = [4]int32{}
 }
 
-// raiseFlag writes a flagged get's flag word (conduit.PostDesc.Flag) when
+// raiseFlag writes a flagged get's flag word (conduit.FlagWord) when
 // its last data write becomes visible, and wakes the PE, which may be
 // polling the word. Aries "augments FMA get functionality with an optional
 // 'flagged response' feature. When this feature is used, the get response
@@ -486,7 +492,7 @@ func (n *nic) raiseFlag(t *txn) {
 	if d == nil || d.Flag == nil || t.done || t.status != conduit.StatusOK {
 		return
 	}
-	conduit.StoreFlag(d.Flag, d.FlagValue)
+	conduit.StoreFlag(d.Flag.Word, d.Flag.Value)
 	t.ep.Wake()
 }
 

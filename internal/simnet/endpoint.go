@@ -158,7 +158,7 @@ func (e *Endpoint) Post(d *conduit.PostDesc) error {
 			return err
 		}
 		if d.Flag != nil {
-			if err := e.checkLocal(d, "flag word", d.Flag, d.FlagMem); err != nil {
+			if err := e.checkLocal(d, "flag word", d.Flag.Word, d.Flag.Mem); err != nil {
 				return err
 			}
 		}
