@@ -29,7 +29,7 @@ func TestRemoteEventData(t *testing.T) {
 				evs := make([]conduit.Event, 4)
 				if ep.Rank() == 1 {
 					want := 3
-					return ep.WaitFor("remote events", waitFunc(func() (bool, error) {
+					return ep.WaitFor("remote events", waiter(func() (bool, error) {
 						n := ep.PollRemoteCQ(evs)
 						got = append(got, evs[:n]...)
 						return len(got) >= want, nil
@@ -43,7 +43,7 @@ func TestRemoteEventData(t *testing.T) {
 					if err := ep.Post(d); err != nil {
 						return err
 					}
-					if err := ep.WaitFor("the put", waitFunc(func() (bool, error) {
+					if err := ep.WaitFor("the put", waiter(func() (bool, error) {
 						n := ep.PollLocalCQ(evs)
 						for _, ev := range evs[:n] {
 							if ev.Status != conduit.StatusOK {
@@ -67,8 +67,3 @@ func TestRemoteEventData(t *testing.T) {
 		})
 	}
 }
-
-// waitFunc adapts a function to conduit.Waiter.
-type waitFunc func() (bool, error)
-
-func (f waitFunc) Ready() (bool, error) { return f() }

@@ -51,7 +51,7 @@ func (m *Machine) postBTE(t *txn, p *sim.Proc) {
 // bteQueue queues a transfer whose descriptor has reached the NIC.
 func (n *nic) bteQueue(t *txn) {
 	if n.be == nil {
-		n.be = new(bteEngine)
+		n.be = &bteEngine{ch: make([]bteChan, n.m.p.BTEChannels)}
 	}
 	n.be.q = append(n.be.q, t)
 	n.bteStart()
@@ -89,9 +89,6 @@ func (n *nic) bteStart() {
 
 // bteAdmit gives free channels, lowest first, to queued transfers.
 func (n *nic) bteAdmit() {
-	if len(n.be.q) > 0 && n.be.ch == nil {
-		n.be.ch = make([]bteChan, n.m.p.BTEChannels)
-	}
 	all := uint64(1)<<n.m.p.BTEChannels - 1
 	for n.be.chanBusy != all && len(n.be.q) > 0 {
 		t := n.be.q[0]
@@ -226,14 +223,13 @@ func (n *nic) bteSend() {
 // the get transfers it has processed and that have not completed
 // (bteChan.gets); a put's reads in flight are its read slots not yet back.
 
-// bteChan is a block-transfer channel's pacing state.
 // bteEngine is a NIC's block-transfer engine, made for its first block
 // transfer (bteQueue): a NIC of a job of FMA puts never has one, and a
 // job may have a NIC for each of 92,544 nodes.
 type bteEngine struct {
 	q        []*txn    // waiting for a channel
 	chanBusy uint64    // the channels processing a transfer, a bit each
-	ch       []bteChan // each channel's pacing, made at its first transfer
+	ch       []bteChan // each channel's pacing
 	run      []*txn    // transfers with packets still to make
 	inFlight int       // transfers given a channel that have not ended
 	cur      int       // whose turn it is
@@ -243,6 +239,7 @@ type bteEngine struct {
 	parked   bool      // waiting for an ORB entry
 }
 
+// bteChan is a block-transfer channel's pacing state.
 type bteChan struct {
 	gets  int32 // its get requests in process
 	paced Time  // its next get request waits until then

@@ -8,7 +8,9 @@ import "unsafe"
 // its whole system, and the state made only for what a job uses: VC
 // state for the channels that have queued a packet, bus state for the
 // routers a packet has crossed, credit-return lists for the VCs with
-// credits on their way back, and the NICs of the job's nodes.
+// credits on their way back, and the NICs of the job's nodes (with the
+// block-transfer engines and AMO units they have made, the AMO units'
+// maps aside).
 type Footprint struct {
 	Routers, Channels int
 	// ChannelsUsed have VC state; RoutersUsed have bus state; Returns
@@ -51,8 +53,16 @@ func (m *Machine) Footprint() Footprint {
 		b += int64(unsafe.Sizeof(returnList{})) + int64(l.cap())*int64(unsafe.Sizeof(creditReturn{}))
 	}
 	for _, n := range m.nics {
-		if n != nil {
-			b += int64(unsafe.Sizeof(*n))
+		if n == nil {
+			continue
+		}
+		b += int64(unsafe.Sizeof(*n))
+		if n.be != nil {
+			b += int64(unsafe.Sizeof(*n.be)) + int64(cap(n.be.ch))*int64(unsafe.Sizeof(bteChan{}))
+		}
+		if n.au != nil {
+			// Its maps' entries are not counted.
+			b += int64(unsafe.Sizeof(*n.au)) + int64(cap(n.au.fills))*int64(unsafe.Sizeof(Time(0)))
 		}
 	}
 	f.Bytes = b
