@@ -176,18 +176,39 @@ type ceStats struct {
 }
 
 // engine is a job's collective engine: every NIC's four virtual CEs.
-// It is a simnet.Offloader (fabric.Config.Offload) and the actor of its
-// own events.
+// It is a simnet.Offloader (fabric.Config.Offload). Its events are those
+// of a cePart, one for each partition of the machine (one on one kernel):
+// a node's state is touched only by its partition's events, and a partial
+// result or a result crosses to another node's partition in a control
+// packet, like any packet.
 type engine struct {
+	job   *simnet.Job
+	tree  ceTree
+	op    Time     // CEOpCycles
+	next  []uint64 // by rank: its next collective
+	nodes []ceNode
+	parts []cePart
+}
+
+// cePart is the engine in one partition: the actor of that partition's
+// engine events, its Machine and kernel, and its counters.
+type cePart struct {
 	sim.Source // its number among the kernel's actors
-	job        *simnet.Job
+	e          *engine
 	m          *fabric.Machine
 	k          *sim.Kernel
-	tree       ceTree
-	op         Time     // CEOpCycles
-	next       []uint64 // by rank: its next collective
-	nodes      []ceNode
 	stats      ceStats
+}
+
+// stats are the engine's counters, summed over its partitions.
+func (e *engine) stats() ceStats {
+	var s ceStats
+	for _, p := range e.parts {
+		s.Collectives += p.stats.Collectives
+		s.Packets += p.stats.Packets
+		s.Waits += p.stats.Waits
+	}
+	return s
 }
 
 // newEngine is the collective engine of the job the first call of an
@@ -200,8 +221,9 @@ var _ simnet.Offloader = (*engine)(nil)
 // progress and its NIC's virtual CEs.
 type ceNode struct {
 	id      int
-	pes     int // PEs of the job on the node
-	levels  int // of its local reduction tree
+	part    *cePart // the node's partition's
+	pes     int     // PEs of the job on the node
+	levels  int     // of its local reduction tree
 	aluFree Time
 	locals  map[uint64]*ceLocal // by collective
 	ces     [CEsPerNIC]ceSlot
@@ -319,36 +341,49 @@ func (e *engine) start(ep *simnet.Endpoint, what string, call ceCall, v ceOperan
 	r := ep.Rank()
 	c := &ceColl{e: e, ep: ep, n: e.next[r], call: call, v: v}
 	e.next[r]++
-	e.k.At(ep.Proc().Clock(), e, ceJoin, c)
+	pt := e.nodes[ep.Node(r)].part
+	pt.k.At(ep.Proc().Clock(), pt, ceJoin, c)
 	return c, nil
 }
 
 // bind makes the engine job's, at the job's first collective: the
-// reduction tree over its nodes and their CEs.
+// reduction tree over its nodes and their CEs. A partitioned job's is
+// bound by bindParts before it runs.
 func (e *engine) bind(j *simnet.Job) error {
 	if e.job == j {
 		return nil
-	}
-	if e.job != nil {
-		return fmt.Errorf("the collective engine of another job")
 	}
 	m, ok := j.Net.(*fabric.Machine)
 	if !ok {
 		return fmt.Errorf("the collective engine on a %T, not a fabric machine", j.Net)
 	}
+	return e.bindParts(j, []*fabric.Machine{m})
+}
+
+// bindParts binds the engine to job j whose machine is cut into parts (one
+// on one kernel), with an actor for each part, numbered in their order.
+func (e *engine) bindParts(j *simnet.Job, parts []*fabric.Machine) error {
+	if e.job != nil {
+		return fmt.Errorf("the collective engine of another job")
+	}
 	tree, err := newCETree(j.Nodes(), CEMaxRadix)
 	if err != nil {
 		return err
 	}
-	e.job, e.m, e.k, e.tree = j, m, j.K, tree
-	e.Source.ID = j.K.NewOrigins(1)
-	e.op = m.Cycles(CEOpCycles)
+	e.job, e.tree = j, tree
+	first := j.K.NewOrigins(len(parts))
+	e.parts = make([]cePart, len(parts))
+	for i, m := range parts {
+		e.parts[i] = cePart{Source: sim.Source{ID: first + uint32(i)}, e: e, m: m, k: m.Kernel()}
+	}
+	e.op = parts[0].Cycles(CEOpCycles)
 	e.next = make([]uint64, j.Size())
 	e.nodes = make([]ceNode, j.Nodes())
 	per := j.PEsPerNode()
 	for i := range e.nodes {
 		nd := &e.nodes[i]
 		nd.id = i
+		nd.part = &e.parts[j.PartitionOf(i)]
 		nd.pes = min(per, j.Size()-i*per)
 		for 1<<nd.levels < nd.pes {
 			nd.levels++
@@ -377,15 +412,16 @@ func (c *ceColl) Test() (bool, uint64, error) {
 	return true, c.res.bits, c.err
 }
 
-// Fire handles the engine's events.
-func (e *engine) Fire(code int32, data any) {
-	now := e.k.Now()
+// Fire handles the engine's events of the part's partition.
+func (pt *cePart) Fire(code int32, data any) {
+	e := pt.e
+	now := pt.k.Now()
 	switch code {
 	case ceJoin:
 		e.join(data.(*ceColl), now)
 	case ceStore:
 		l := data.(*ceLocal)
-		e.k.At(e.m.HostToNIC(l.node.id, now, ceStoreBytes+PCIeOverheadBytes), e, ceArrive, l)
+		pt.k.At(pt.m.HostToNIC(l.node.id, now, ceStoreBytes+PCIeOverheadBytes), pt, ceArrive, l)
 	case ceArrive:
 		l := data.(*ceLocal)
 		v := l.reduce()
@@ -425,7 +461,7 @@ func (e *engine) join(c *ceColl, now Time) {
 		return
 	}
 	delete(nd.locals, c.n)
-	e.k.At(now+Time(nd.levels)*LocalReducePerLevel+FMALaunch, e, ceStore, l)
+	nd.part.k.At(now+Time(nd.levels)*LocalReducePerLevel+FMALaunch, nd.part, ceStore, l)
 }
 
 // reduce is the node's contribution: its PEs' values combined in a binary
@@ -451,12 +487,13 @@ func (e *engine) input(s *ceSlot, in ceInput, now Time) {
 		// The CE is pending with an earlier collective.
 		if !in.waited {
 			in.waited = true
-			e.stats.Waits++
+			s.node.part.stats.Waits++
 		}
 		s.waiting = append(s.waiting, in)
 		return
 	}
 	nd := s.node
+	pt := nd.part
 	if s.got == 0 {
 		s.call = in.call
 	} else if in.call != s.call && s.err == nil {
@@ -471,8 +508,8 @@ func (e *engine) input(s *ceSlot, in ceInput, now Time) {
 	}
 	start := max(now, nd.aluFree)
 	nd.aluFree = start + e.op
-	if e.m.Tracing() {
-		e.m.TraceNIC(nd.id, "ce "+in.call.String(), start, nd.aluFree)
+	if pt.m.Tracing() {
+		pt.m.TraceNIC(nd.id, "ce "+in.call.String(), start, nd.aluFree)
 	}
 	s.got++
 	if s.got < len(s.parts) {
@@ -486,9 +523,9 @@ func (e *engine) input(s *ceSlot, in ceInput, now Time) {
 	}
 	parent := e.tree.parent(nd.id)
 	if parent < 0 {
-		e.stats.Collectives++
+		pt.stats.Collectives++
 		s.res = v
-		e.k.At(nd.aluFree, e, ceRootDone, s)
+		pt.k.At(nd.aluFree, pt, ceRootDone, s)
 		return
 	}
 	up := ceInput{n: s.n, part: 1 + nd.id - e.tree.child(parent, 0), call: s.call, v: v, err: s.err}
@@ -501,8 +538,9 @@ func (e *engine) input(s *ceSlot, in ceInput, now Time) {
 // collective.
 func (e *engine) result(s *ceSlot, n uint64, res ceOperand, err error, now Time) {
 	nd := s.node
+	pt := nd.part
 	if n != s.n {
-		e.k.Fail(fmt.Errorf("%s: collective engine: the result of collective %d reached node %d, whose CE is pending with collective %d", Name, n, nd.id, s.n))
+		pt.k.Fail(fmt.Errorf("%s: collective engine: the result of collective %d reached node %d, whose CE is pending with collective %d", Name, n, nd.id, s.n))
 		return
 	}
 	for k := range e.tree.children(nd.id) {
@@ -510,8 +548,8 @@ func (e *engine) result(s *ceSlot, n uint64, res ceOperand, err error, now Time)
 		cs := &e.nodes[child].ces[n%CEsPerNIC]
 		e.send(now, nd.id, child, s.call.barrier, func(at Time) { e.result(cs, n, res, err, at) })
 	}
-	visible := e.m.HostWrite(nd.id, now, ceResultBytes+CQEntryBytes, 2, 0, conduit.OrderDefault)
-	e.k.At(visible+LocalReducePerLevel, e, ceVisible, &ceDelivery{colls: s.colls, res: res, err: err})
+	visible := pt.m.HostWrite(nd.id, now, ceResultBytes+CQEntryBytes, 2, 0, conduit.OrderDefault)
+	pt.k.At(visible+LocalReducePerLevel, pt, ceVisible, &ceDelivery{colls: s.colls, res: res, err: err})
 	// The CE is free: its next collective, and the inputs that waited.
 	s.n += CEsPerNIC
 	s.got, s.colls, s.err, s.res = 0, nil, nil, ceOperand{}
@@ -523,11 +561,13 @@ func (e *engine) result(s *ceSlot, n uint64, res ceOperand, err error, now Time)
 	}
 }
 
-// send sends a CE packet from one node's NIC to another's at at.
+// send sends a CE packet from one node's NIC to another's at at; deliver
+// runs in the receiving node's partition.
 func (e *engine) send(at Time, from, to int, barrier bool, deliver func(Time)) {
-	e.stats.Packets++
-	if err := e.m.SendControl(at, from, to, ceFlits(barrier), deliver); err != nil {
-		e.k.Fail(fmt.Errorf("%s: collective engine: %w", Name, err))
+	pt := e.nodes[from].part
+	pt.stats.Packets++
+	if err := pt.m.SendControl(at, from, to, ceFlits(barrier), deliver); err != nil {
+		pt.k.Fail(fmt.Errorf("%s: collective engine: %w", Name, err))
 	}
 }
 

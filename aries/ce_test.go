@@ -159,12 +159,12 @@ func TestCEPipelined(t *testing.T) {
 				return nil
 			})
 			require.NoError(t, err)
-			assert.Equal(t, int64(calls), e.stats.Collectives)
-			assert.Equal(t, int64(calls*2*(j.Nodes()-1)), e.stats.Packets, "one packet up and one down per node but the root")
+			assert.Equal(t, int64(calls), e.stats().Collectives)
+			assert.Equal(t, int64(calls*2*(j.Nodes()-1)), e.stats().Packets, "one packet up and one down per node but the root")
 			if calls <= CEsPerNIC {
-				assert.Zero(t, e.stats.Waits, "no collective waits for a CE")
+				assert.Zero(t, e.stats().Waits, "no collective waits for a CE")
 			} else {
-				assert.Positive(t, e.stats.Waits, "collectives wait for their CE")
+				assert.Positive(t, e.stats().Waits, "collectives wait for their CE")
 			}
 		})
 	}

@@ -241,6 +241,13 @@ func (w *network) cut(parts []*fabric.Machine) {
 		rt.minimalRoutes, rt.nonMinimalRoutes, rt.rerouted, rt.reroutedNonMinimal, rt.detours = 0, 0, 0, 0, 0
 		w.routes[i] = &rt
 	}
+	if !w.opts.noCE {
+		// The collective engine's actors, one per partition, are
+		// numbered now, before the partitions run.
+		if err := w.ce.bindParts(parts[0].Job(), parts); err != nil {
+			parts[0].Kernel().Fail(fmt.Errorf("%s: %w", Name, err))
+		}
+	}
 }
 
 // Reroute is the routing's Reroute (faults.go).
@@ -290,7 +297,8 @@ func (w *network) counters(fs fabric.Stats) map[string]int64 {
 		hits, misses = hits+h, misses+m
 	}
 	c["pte_hits"], c["pte_misses"] = hits, misses
-	c["ce_collectives"], c["ce_packets"], c["ce_waits"] = w.ce.stats.Collectives, w.ce.stats.Packets, w.ce.stats.Waits
+	ce := w.ce.stats()
+	c["ce_collectives"], c["ce_packets"], c["ce_waits"] = ce.Collectives, ce.Packets, ce.Waits
 	c["detours"] = w.routing.detours
 	return c
 }

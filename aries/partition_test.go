@@ -1,8 +1,11 @@
 package aries_test
 
 import (
+	"fmt"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -25,9 +28,8 @@ func TestPartitionedSameForAnyWorkers(t *testing.T) {
 }
 
 // TestPartitionedRefusals: what a partitioned run does not model yet is
-// refused with an error naming it, not run wrongly: failed links, the
-// trace, the hazard checker, and messages between partitions (the
-// runtime's collectives use them).
+// refused with an error naming it, not run wrongly: failed links and the
+// trace.
 func TestPartitionedRefusals(t *testing.T) {
 	run := func(opts map[string]string, pes int, body func(*pgas.PE) error) error {
 		opts["groups"] = "2"
@@ -41,16 +43,101 @@ func TestPartitionedRefusals(t *testing.T) {
 	}{
 		{map[string]string{"fail": "0:0"}, `aries: option workers="2": a network with failed links (the fail option) cannot be run in partitions`},
 		{map[string]string{"trace": t.TempDir() + "/t.json"}, "a traced run (the trace option) cannot be run in partitions"},
-		{map[string]string{"hazards": "log"}, "the hazard checker (hazards=log) cannot run in partitions"},
 	} {
 		require.ErrorContains(t, run(c.opts, 2, nothing), c.want, "%v", c.opts)
 	}
-	err := run(map[string]string{}, 2*aries.NodesPerGroup, func(pe *pgas.PE) error {
-		_, err := pe.Alloc(64, 0) // an allreduce of the sizes, by messages
-		return err
-	})
-	require.ErrorIs(t, err, conduit.ErrUnsupported)
-	require.ErrorContains(t, err, "messages between the partitions of a partitioned run (the workers option) are not modelled yet")
+}
+
+// twoGroups excludes all but the first 32 nodes of each of two groups,
+// so that a job of 64 nodes has half in each.
+var twoGroups = fmt.Sprintf("32-%d", aries.NodesPerGroup-1)
+
+// TestPartitionedMessages: the runtime's messaging between partitions (an
+// allreduce, barriers, two-sided messages and active messages between the
+// two groups) delivers every payload, and every PE ends at the same time
+// on 1 and 2 workers. The collective engine is off on one kernel too (a
+// partitioned run has none), for ends that compare. A mailbox slot a message held is released to its
+// sender the lookahead after the target's poll, so the ends may differ
+// from one kernel's, where the sender learns at once. With the runtime's
+// depth at 1 (4 mailbox slots) the 6 messages a PE sends at once meet
+// full mailboxes and credits.
+func TestPartitionedMessages(t *testing.T) {
+	ms := simtest.Messages{Conduit: aries.Name, PEs: 64, Rounds: 6, Size: 200, Depth: 1,
+		Options: map[string]string{"groups": "2", "exclude": twoGroups}}
+	one, part := ms.SameForAnyWorkers(t, 1, 2)
+	logEnds(t, one, part)
+}
+
+// TestPartitionedMailbox: short messages between the two groups fill
+// their mailboxes (4 slots), and the senders retry: every message arrives
+// once and in order, the same sends find the mailbox full and every PE
+// ends at the same time on 1 and 2 workers. A release reaches a sender in
+// another partition the lookahead (75 ns) after the target's poll, where
+// on one kernel the sender sees it at once, so a partitioned sender finds
+// its mailbox full at least as often.
+func TestPartitionedMailbox(t *testing.T) {
+	mb := simtest.Mailbox{Conduit: aries.Name, PEs: 64, Count: 40, Slots: 4,
+		Retry: 50 * conduit.Nanosecond, Poll: 400 * conduit.Nanosecond, Options: map[string]string{"groups": "2", "exclude": twoGroups}}
+	one, part := mb.SameForAnyWorkers(t)
+	t.Logf("full mailboxes: one kernel %d, partitioned %d; last end %v and %v", one.Full, part.Full, slices.Max(one.Ends), slices.Max(part.Ends))
+}
+
+// TestPartitionedCollectiveEngine: the collective engine runs in
+// partitions, an actor in each, its tree's packets crossing between the
+// groups like any others: a barrier and 8 allreduces over 64 nodes of 2
+// PEs, half in each of two groups, give the right sums, and the same
+// report (the engine's counters, the events, the end) on 1 and 2 workers;
+// the engine's counters are those of one kernel. The end may differ from
+// one kernel's by the PEs' syncs at the windows ("The windowed kernel" of
+// docs/parallel-kernel.md).
+func TestPartitionedCollectiveEngine(t *testing.T) {
+	const nodes, perNode, iters = 64, 2, 8
+	run := func(workers int) conduit.Report {
+		var rep conduit.Report
+		opts := map[string]string{"groups": "2", "exclude": twoGroups}
+		if workers > 0 {
+			opts["workers"] = fmt.Sprint(workers)
+		}
+		err := pgas.Run(pgas.Config{Conduit: aries.Name, PEs: nodes * perNode, PEsPerNode: perNode, SegmentBytes: pgas.MinSegmentBytes,
+			Options: opts, Report: &rep}, func(pe *pgas.PE) error {
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			for i := range iters {
+				v := []float64{float64(pe.Rank() * i)}
+				if err := pgas.Allreduce(pe.World(), pgas.Sum, v, v); err != nil {
+					return err
+				}
+				if want := float64(i * nodes * perNode * (nodes*perNode - 1) / 2); v[0] != want {
+					return fmt.Errorf("allreduce %d: PE %d: %v, want %v", i, pe.Rank(), v[0], want)
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err, "%d workers", workers)
+		return rep
+	}
+	one, part, two := run(0), run(1), run(2)
+	require.Equal(t, part, two, "1 worker against 2")
+	require.Equal(t, int64(1+iters), part.Counters["ce_collectives"])
+	for _, c := range []string{"ce_collectives", "ce_packets", "ce_waits"} {
+		require.Equal(t, one.Counters[c], part.Counters[c], c)
+	}
+	t.Logf("end: one kernel %v, partitioned %v; %d CE packets", one.End, part.End, part.Counters["ce_packets"])
+}
+
+// logEnds logs how the PEs' ends of a partitioned run differ from one
+// kernel's.
+func logEnds(t *testing.T, one, part []time.Duration) {
+	differ, most := 0, time.Duration(0)
+	for i := range one {
+		if d := part[i] - one[i]; d != 0 {
+			differ++
+			most = max(most, d, -d)
+		}
+	}
+	t.Logf("last end: one kernel %v, partitioned %v; %d of %d PEs end at another time, by at most %v",
+		slices.Max(one), slices.Max(part), differ, len(one), most)
 }
 
 // TestPartitionedSteadyAllocs: a partitioned run recycles its

@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -22,9 +23,15 @@ import (
 // counters.
 func fig7(t *testing.T, order, hazards string) (stale bool, rep pgas.Report, err error) {
 	t.Helper()
+	return fig7On(t, order, 2, map[string]string{"hazards": hazards})
+}
+
+// fig7On is fig7 with perNode PEs per node and the options opts.
+func fig7On(t *testing.T, order string, perNode int, opts map[string]string) (stale bool, rep pgas.Report, err error) {
+	t.Helper()
 	const block = 256 << 10
-	cfg := pgas.Config{Conduit: "gemini", PEs: 4, PEsPerNode: 2, Ordering: pgas.OrderRelaxed,
-		SegmentBytes: pgas.ReservedBytes + 4*block, Options: map[string]string{"hazards": hazards}, Report: &rep}
+	cfg := pgas.Config{Conduit: "gemini", PEs: 4, PEsPerNode: perNode, Ordering: pgas.OrderRelaxed,
+		SegmentBytes: pgas.ReservedBytes + 4*block, Options: opts, Report: &rep}
 	err = pgas.Run(cfg, func(pe *pgas.PE) error {
 		a, err := pe.Alloc(block, 64)
 		if err != nil {
@@ -130,4 +137,37 @@ func TestHazardOptionRejectsBadValues(t *testing.T) {
 	err := pgas.Run(pgas.Config{Conduit: "gemini", PEs: 2, Options: map[string]string{"hazards": "sometimes"}}, func(pe *pgas.PE) error { return nil })
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "hazards") && strings.Contains(err.Error(), "sometimes"), err.Error())
+}
+
+// TestHazardsPartitioned: the hazard checker in a partitioned run (the
+// workers option), Figure 7's program with a PE per node on a 2x1x1
+// torus, so that P0 and P1 are on one X plane and P2 on the other: the
+// stale read happens and is found on 1 and 2 workers as on one kernel,
+// with the same report, and fails the run with hazards=fail; with a fence
+// nothing is found.
+func TestHazardsPartitioned(t *testing.T) {
+	run := func(order string, workers int) (bool, pgas.Report) {
+		opts := map[string]string{"hazards": "log", "torus": "2x1x1"}
+		if workers > 0 {
+			opts["workers"] = fmt.Sprint(workers)
+		}
+		stale, rep, err := fig7On(t, order, 1, opts)
+		require.NoError(t, err, "%s, %d workers", order, workers)
+		return stale, rep
+	}
+	stale, one := run("none", 0)
+	require.True(t, stale, "one kernel: P1 read the new datum")
+	require.Positive(t, one.Counters["hazards"])
+	stale, part := run("none", 1)
+	require.True(t, stale, "1 worker: P1 read the new datum")
+	_, two := run("none", 2)
+	require.Equal(t, part, two, "1 worker against 2")
+	require.Equal(t, one.Counters["hazards"], part.Counters["hazards"])
+	t.Logf("hazards: %d; end: one kernel %v, partitioned %v", part.Counters["hazards"], one.End, part.End)
+	stale, fenced := run("fence", 2)
+	require.False(t, stale)
+	require.Zero(t, fenced.Counters["hazards"])
+	_, _, err := fig7On(t, "none", 1, map[string]string{"hazards": "fail", "torus": "2x1x1", "workers": "2"})
+	require.ErrorContains(t, err, "PE 1's get")
+	require.ErrorContains(t, err, "PE 0's put")
 }

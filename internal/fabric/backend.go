@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/sim"
 	"github.com/gopgas/gopgas/internal/simnet"
 )
 
@@ -62,7 +63,9 @@ type Config struct {
 	Registered func(ep *simnet.Endpoint, node int, id uint32, bytes int64, deregister bool) error
 	// Offload, if set, is the backend's collective engine: Start makes it
 	// the job's (simnet.Job.Offload), and the endpoints hand their
-	// offloaded collectives to it directly.
+	// offloaded collectives to it directly. In a partitioned job its
+	// events must run in the nodes' partitions (Partitioning.Cut gives
+	// it their Machines and kernels).
 	Offload simnet.Offloader
 	// Partitioning, if set, cuts the built network into partitions for
 	// the workers option (partition.go); without it the option is refused.
@@ -121,3 +124,7 @@ func (m *Machine) TraceNIC(node int, what string, start, end Time) {
 		m.traceNIC(m.nics[node], what, start, end)
 	}
 }
+
+// Kernel is the kernel the machine's events run on: its partition's in a
+// partitioned job.
+func (m *Machine) Kernel() *sim.Kernel { return m.k }

@@ -37,9 +37,12 @@ func (h Hazard) String() string {
 // putTrack is a put whose data is not all visible yet.
 type putTrack struct {
 	t       *txn
-	visible []bool // by packet (or coarse unit)
+	visible []Time // by packet (or coarse unit): when it became visible, notVisible until then
 	left    int
 }
+
+// notVisible marks a put's unit whose data is not visible yet.
+const notVisible Time = -1
 
 type hazardChecker struct {
 	m       *Machine
@@ -47,6 +50,11 @@ type hazardChecker struct {
 	pending map[[2]int][]*putTrack // by (target rank, region)
 	tracks  map[*txn]*putTrack
 	found   []Hazard
+	// log, in a partitioned machine's checkers (one per partition), takes
+	// down what happens in the partition's window instead; the machine's
+	// first checker (shared) judges all of it at the window's end.
+	log    *hazardLog
+	shared *hazardChecker
 }
 
 func newHazardChecker(m *Machine, mode string) *hazardChecker {
@@ -56,11 +64,100 @@ func newHazardChecker(m *Machine, mode string) *hazardChecker {
 	return &hazardChecker{m: m, mode: mode, pending: make(map[[2]int][]*putTrack), tracks: make(map[*txn]*putTrack)}
 }
 
+// A partitioned machine's hazard checker. A put is posted in its source's
+// partition, its data becomes visible and gets read in its target's, so
+// no partition can hold the puts' state while the others run. Each
+// partition's checker logs its posts, visible units, reads and failed
+// puts during a window, and at the window's end, while no partition runs,
+// the shared checker takes every partition's posts, then their visible
+// units (with their times), then judges the window's reads in the order of
+// their times (then partition, then order in the partition): a read at R
+// finds the puts posted before its get whose units were not visible at R.
+// Then the puts whose data is all visible are forgotten. A read and the
+// put it missed are always in one window or the put was posted in an
+// earlier one, so every hazard one kernel would find at those times is
+// found, and the result does not depend on the workers.
+
+// hazardLog is what one partition's checker took down in a window.
+type hazardLog struct {
+	posts []*txn
+	seen  []unitSeen
+	reads []hazardRead
+	ends  []*txn
+}
+
+type unitSeen struct {
+	t    *txn
+	unit int
+	at   Time
+}
+
+type hazardRead struct {
+	t      *txn
+	lo, hi int64
+	at     Time
+	m      *Machine // the partition's
+}
+
+// partition gives each of a partitioned machine's parts a checker that
+// logs, and has the shared one judge at every window's end.
+func (h *hazardChecker) partition(parts []*Machine, between func(func(Time))) {
+	for _, c := range parts {
+		c.hazards = &hazardChecker{m: c, mode: h.mode, log: &hazardLog{}, shared: h}
+	}
+	between(func(Time) { h.settle(parts) })
+}
+
+// settle judges what the partitions logged in the window just run.
+func (h *hazardChecker) settle(parts []*Machine) {
+	for _, c := range parts {
+		for _, t := range c.hazards.log.posts {
+			h.track(t)
+		}
+	}
+	for _, c := range parts {
+		for _, s := range c.hazards.log.seen {
+			if pt := h.tracks[s.t]; pt != nil && pt.visible[s.unit] == notVisible {
+				pt.visible[s.unit] = s.at
+				pt.left--
+			}
+		}
+	}
+	var reads []hazardRead
+	for _, c := range parts {
+		reads = append(reads, c.hazards.log.reads...)
+	}
+	sort.SliceStable(reads, func(i, j int) bool { return reads[i].at < reads[j].at })
+	for _, r := range reads {
+		h.check(r.m, r.t, r.lo, r.hi, r.at)
+	}
+	for _, c := range parts {
+		l := c.hazards.log
+		for _, s := range l.seen {
+			if pt := h.tracks[s.t]; pt != nil && pt.left == 0 {
+				h.drop(pt)
+			}
+		}
+		for _, t := range l.ends {
+			h.ended(t)
+		}
+		clear(l.posts)
+		clear(l.seen)
+		clear(l.reads)
+		clear(l.ends)
+		l.posts, l.seen, l.reads, l.ends = l.posts[:0], l.seen[:0], l.reads[:0], l.ends[:0]
+	}
+}
+
 func hazardKey(t *txn) [2]int { return [2]int{t.tep.Rank(), int(t.region)} }
 
 // posted records a put as it is posted.
 func (h *hazardChecker) posted(t *txn) {
 	if h == nil || t.kind != pktPut {
+		return
+	}
+	if h.log != nil {
+		h.log.posts = append(h.log.posts, t)
 		return
 	}
 	h.track(t)
@@ -71,7 +168,10 @@ func (h *hazardChecker) posted(t *txn) {
 //
 //go:noinline
 func (h *hazardChecker) track(t *txn) {
-	pt := &putTrack{t: t, visible: make([]bool, t.npkts), left: int(t.npkts)}
+	pt := &putTrack{t: t, visible: make([]Time, t.npkts), left: int(t.npkts)}
+	for i := range pt.visible {
+		pt.visible[i] = notVisible
+	}
 	h.tracks[t] = pt
 	k := hazardKey(t)
 	h.pending[k] = append(h.pending[k], pt)
@@ -82,13 +182,19 @@ func (h *hazardChecker) writeVisible(t *txn, p *Packet) {
 	if h == nil {
 		return
 	}
+	i := int(p.off) / (max(int(t.unit), 1) * h.m.p.MaxPacketData)
+	if h.log != nil {
+		if i < int(t.npkts) {
+			h.log.seen = append(h.log.seen, unitSeen{t: t, unit: i, at: h.m.k.Now()})
+		}
+		return
+	}
 	pt := h.tracks[t]
 	if pt == nil {
 		return
 	}
-	i := int(p.off) / (max(int(t.unit), 1) * h.m.p.MaxPacketData)
-	if i < len(pt.visible) && !pt.visible[i] {
-		pt.visible[i] = true
+	if i < len(pt.visible) && pt.visible[i] == notVisible {
+		pt.visible[i] = h.m.k.Now()
 		pt.left--
 	}
 	if pt.left == 0 {
@@ -99,6 +205,10 @@ func (h *hazardChecker) writeVisible(t *txn, p *Packet) {
 // ended forgets a transaction that ended without all its data (failed).
 func (h *hazardChecker) ended(t *txn) {
 	if h == nil {
+		return
+	}
+	if h.log != nil {
+		h.log.ends = append(h.log.ends, t)
 		return
 	}
 	if pt := h.tracks[t]; pt != nil && t.status != conduit.StatusOK {
@@ -131,6 +241,17 @@ func (h *hazardChecker) read(t *txn, p *Packet, now Time) {
 	}
 	lo := t.roff + int64(p.off)
 	hi := lo + int64(p.n)
+	if h.log != nil {
+		h.log.reads = append(h.log.reads, hazardRead{t: t, lo: lo, hi: hi, at: now, m: h.m})
+		return
+	}
+	h.check(h.m, t, lo, hi, now)
+}
+
+// check checks get t's read of [lo, hi) at now, at a target on m (its
+// partition's), against the puts posted before the get whose data there
+// was not visible at now.
+func (h *hazardChecker) check(m *Machine, t *txn, lo, hi int64, now Time) {
 	var found []Hazard
 	for _, pt := range h.pending[hazardKey(t)] {
 		w := pt.t
@@ -141,7 +262,7 @@ func (h *hazardChecker) read(t *txn, p *Packet, now Time) {
 		u := int64(max(int(w.unit), 1) * h.m.p.MaxPacketData)
 		first, last := (max(lo, w.roff)-w.roff)/u, (min(hi, w.roff+int64(w.size))-1-w.roff)/u
 		for i := first; i <= last && int(i) < len(pt.visible); i++ {
-			if pt.visible[i] {
+			if v := pt.visible[i]; v != notVisible && v <= now {
 				continue
 			}
 			o := max(lo, w.roff+i*u)
@@ -160,12 +281,12 @@ func (h *hazardChecker) read(t *txn, p *Packet, now Time) {
 	})
 	for _, hz := range found {
 		h.found = append(h.found, hz)
-		h.m.stats.Hazards++
+		m.stats.Hazards++
 		switch h.mode {
 		case "log":
-			fmt.Fprintln(os.Stderr, h.m.name+":", hz)
+			fmt.Fprintln(os.Stderr, m.name+":", hz)
 		case "fail":
-			h.m.k.Fail(fmt.Errorf("%s: %v", h.m.name, hz))
+			m.k.Fail(fmt.Errorf("%s: %v", m.name, hz))
 		}
 	}
 }

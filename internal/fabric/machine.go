@@ -214,7 +214,6 @@ func (m *Machine) Start(j *simnet.Job) error {
 	}
 	m.hazards = newHazardChecker(m, m.opts.Hazards)
 	if j.Par != nil {
-		j.Offload = nil // one actor for the machine: collectives run in software
 		m.cut()
 		return nil
 	}

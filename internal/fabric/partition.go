@@ -30,10 +30,12 @@ import (
 // it goes back to its source's free list.
 //
 // What a partitioned run refuses, with an error naming the option: link
-// faults (fail, which quiesce the whole network), the trace, the hazard
-// checker; the Aries collective engine is left out (collectives run in
-// software), and messages between partitions are not modelled yet
-// (simnet.Endpoint.SendMessage).
+// faults (fail, which quiesce the whole network) and the trace. The
+// hazard checker judges at the windows' ends (hazard.go). The backend's own actors (the Aries collective engine) are
+// made per partition by its Cut hook. Messages between partitions travel as between any two nodes;
+// the mailbox slot a message held is released to its sender in another
+// partition by an event the lookahead after the target's poll
+// (simnet.Endpoint.release).
 
 // Partitioning is how a backend cuts its built network into partitions
 // for the workers option: n partitions, router id in part(id), and the
@@ -63,8 +65,6 @@ func (m *Machine) partition(j *simnet.Job) error {
 		return refuse("a network with failed links (the fail option) cannot be run in partitions")
 	case m.opts.TracePath != "":
 		return refuse("a traced run (the trace option) cannot be run in partitions")
-	case m.opts.Hazards != "" && m.opts.Hazards != "off":
-		return refuse(fmt.Sprintf("the hazard checker (hazards=%s) cannot run in partitions", m.opts.Hazards))
 	}
 	pt := m.cfg.Partitioning(m)
 	m.cutHook = pt.Cut
@@ -123,6 +123,9 @@ func (m *Machine) cut() {
 		p.k.BeforePE(p.stockTxns)
 	}
 	j.Par.Between(m.releaseShared)
+	if h := m.hazards; h != nil {
+		h.partition(m.parts, j.Par.Between)
+	}
 	if m.cutHook != nil {
 		m.cutHook(m.parts)
 	}

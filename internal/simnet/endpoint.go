@@ -13,10 +13,26 @@ import (
 // inbox holds the messages from one sender that arrived ahead of an
 // earlier one: messages are handed out in the order they were sent.
 type inbox struct {
-	next    uint64 // sequence number of the next message to hand out
-	early   map[uint64]*Message
-	unfreed int // messages of this sender handed out or waiting, not yet released
+	next  uint64 // sequence number of the next message to hand out
+	early map[uint64]*Message
 }
+
+// outbox is what a PE keeps of its messages to one target: the last
+// sequence number sent, and how many of the target's mailbox slots they
+// hold (sent, and not yet released by the target's polls as far as the
+// sender knows).
+type outbox struct {
+	seq   uint64
+	inUse int
+}
+
+// slotReturns is the actor that brings a mailbox slot's release to the
+// sender's partition in a partitioned job (Endpoint.release): the event's
+// data is the sender's Endpoint, its code the target's rank. It schedules
+// nothing, so its Origin is never asked for.
+type slotReturns struct{ sim.Source }
+
+func (*slotReturns) Fire(code int32, data any) { data.(*Endpoint).slotFreed(int(code)) }
 
 // Endpoint is one simulated PE's conduit endpoint.
 type Endpoint struct {
@@ -38,10 +54,10 @@ type Endpoint struct {
 	// leftover: a poll returned a full burst and left events or messages
 	// queued, so a waiting PE must poll again before it blocks.
 	leftover bool
-	ready    []*Message     // arrived in order, not yet handed out
-	held     []*Message     // handed out by the last PollMessages
-	outSeq   map[int]uint64 // last sequence number sent, by target; made for the first
-	msgErr   error          // the first message the network lost
+	ready    []*Message      // arrived in order, not yet handed out
+	held     []*Message      // handed out by the last PollMessages
+	outs     map[int]*outbox // by target; made for the first message
+	msgErr   error           // the first message the network lost
 	done     bool
 
 	// Model is the network model's own per-endpoint state.
@@ -244,25 +260,23 @@ func (e *Endpoint) SendMessage(target int, header, payload []byte) error {
 	if err := e.kernel().Aborted(); err != nil {
 		return err
 	}
-	if j := e.job; j.Par != nil && j.partOf[e.node] != j.partOf[j.NodeOf(target)] {
-		// The sender counts the target's mailbox slots in use, which the
-		// target frees: in a partitioned run that needs the frees sent
-		// back as events (docs/parallel-kernel.md), not yet built.
-		return fmt.Errorf("%s: PE %d: SendMessage to PE %d: messages between the partitions of a partitioned run (the workers option) are not modelled yet: %w", e.Backend(), e.rank, target, conduit.ErrUnsupported)
+	o := e.outs[target]
+	if o == nil {
+		if e.outs == nil {
+			e.outs = make(map[int]*outbox)
+		}
+		o = &outbox{}
+		e.outs[target] = o
 	}
-	in := e.job.eps[target].inbox(e.rank)
-	if in.unfreed >= e.job.Cfg.MailboxSlots {
+	if o.inUse >= e.job.Cfg.MailboxSlots {
 		return conduit.ErrMailboxFull
 	}
-	in.unfreed++
-	if e.outSeq == nil {
-		e.outSeq = make(map[int]uint64)
-	}
-	e.outSeq[target]++
+	o.inUse++
+	o.seq++
 	m := &Message{
 		Source:  e.rank,
 		Target:  target,
-		Seq:     e.outSeq[target],
+		Seq:     o.seq,
 		Header:  append([]byte(nil), header...),
 		Payload: append([]byte(nil), payload...),
 	}
@@ -281,12 +295,31 @@ func (e *Endpoint) inbox(src int) *inbox {
 	return in
 }
 
+// release gives back the mailbox slot a message from src held. On one
+// kernel, and between PEs of one partition, src's count drops at once; from
+// another partition the news reaches src's partition the run's lookahead
+// later, as an event (a credit crossing the network takes at least that),
+// so that no partition writes another's state (docs/parallel-kernel.md).
+func (e *Endpoint) release(src int) {
+	j := e.job
+	s := j.eps[src]
+	if j.Par == nil || j.partOf[s.node] == j.partOf[e.node] {
+		s.slotFreed(e.rank)
+		return
+	}
+	e.kernel().Post(j.KernelOf(src), e.proc.Clock()+j.Par.Lookahead(), &j.slots, int32(e.rank), s)
+}
+
+// slotFreed notes that target released one of the mailbox slots this PE's
+// messages held.
+func (e *Endpoint) slotFreed(target int) { e.outs[target].inUse-- }
+
 // PollMessages hands out arrived messages in each sender's order and
 // releases the previous batch's mailbox slots.
 func (e *Endpoint) PollMessages(msgs []conduit.Message) int {
 	e.proc.Advance(e.job.costs.PollMessages)
 	for _, m := range e.held {
-		e.inbox(m.Source).unfreed--
+		e.release(m.Source)
 	}
 	clear(e.held)
 	e.held = e.held[:0]

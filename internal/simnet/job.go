@@ -38,6 +38,7 @@ type Job struct {
 	workers int
 	doneBy  []int
 	cqFrees []cqFree
+	slots   slotReturns // mailbox slots released to another partition's PEs
 }
 
 // NewJob builds a job of cfg.PEs endpoints on net for the backend named
@@ -112,9 +113,6 @@ func (j *Job) Partition(n int, lookahead Time, part func(node int) int, workers 
 	r.SetLimits(j.Cfg.SimTimeLimit, j.Cfg.WallTimeLimit)
 	r.Between(j.between)
 	j.Par, j.K, j.workers = r, r.Partition(0), workers
-	// A collective engine is one actor for the machine: collectives run
-	// in software.
-	j.caps.CollectiveOffload = false
 	j.doneBy = make([]int, n)
 	j.cqFrees = make([]cqFree, n)
 	for _, ep := range j.eps {
