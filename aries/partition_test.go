@@ -28,8 +28,7 @@ func TestPartitionedSameForAnyWorkers(t *testing.T) {
 }
 
 // TestPartitionedRefusals: what a partitioned run does not model yet is
-// refused with an error naming it, not run wrongly: failed links and the
-// trace.
+// refused with an error naming it, not run wrongly: failed links.
 func TestPartitionedRefusals(t *testing.T) {
 	run := func(opts map[string]string, pes int, body func(*pgas.PE) error) error {
 		opts["groups"] = "2"
@@ -42,7 +41,6 @@ func TestPartitionedRefusals(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"fail": "0:0"}, `aries: option workers="2": a network with failed links (the fail option) cannot be run in partitions`},
-		{map[string]string{"trace": t.TempDir() + "/t.json"}, "a traced run (the trace option) cannot be run in partitions"},
 	} {
 		require.ErrorContains(t, run(c.opts, 2, nothing), c.want, "%v", c.opts)
 	}

@@ -224,7 +224,7 @@ func (m *Machine) Start(j *simnet.Job) error {
 // Finish writes the trace.
 func (m *Machine) Finish(j *simnet.Job, err error) error {
 	if m.trace != nil {
-		return m.trace.write(m.name)
+		return m.writeTrace()
 	}
 	return nil
 }

@@ -30,8 +30,9 @@ import (
 // it goes back to its source's free list.
 //
 // What a partitioned run refuses, with an error naming the option: link
-// faults (fail, which quiesce the whole network) and the trace. The
-// hazard checker judges at the windows' ends (hazard.go). The backend's own actors (the Aries collective engine) are
+// faults (fail, which quiesce the whole network). The hazard checker
+// judges at the windows' ends (hazard.go); the trace is each partition's,
+// merged at the end (trace_parts.go). The backend's own actors (the Aries collective engine) are
 // made per partition by its Cut hook. Messages between partitions travel as between any two nodes;
 // the mailbox slot a message held is released to its sender in another
 // partition by an event the lookahead after the target's poll
@@ -63,8 +64,6 @@ func (m *Machine) partition(j *simnet.Job) error {
 		return refuse("this network cannot be run in partitions")
 	case m.lossy:
 		return refuse("a network with failed links (the fail option) cannot be run in partitions")
-	case m.opts.TracePath != "":
-		return refuse("a traced run (the trace option) cannot be run in partitions")
 	}
 	pt := m.cfg.Partitioning(m)
 	m.cutHook = pt.Cut
@@ -125,6 +124,9 @@ func (m *Machine) cut() {
 	j.Par.Between(m.releaseShared)
 	if h := m.hazards; h != nil {
 		h.partition(m.parts, j.Par.Between)
+	}
+	if m.trace != nil {
+		m.partitionTrace()
 	}
 	if m.cutHook != nil {
 		m.cutHook(m.parts)

@@ -101,7 +101,10 @@ type tracer struct {
 	flows   map[*Packet]packetFlow
 	steps   []flowStep
 	nflows  int64
-	warn    io.Writer // where the dropped slices are reported
+	// keys, in a partitioned run's tracers (trace_parts.go), are the
+	// packets their flows follow, by flow.
+	keys []flowKey
+	warn io.Writer // where the dropped slices are reported
 }
 
 func newTracer(path string) *tracer {
@@ -190,10 +193,13 @@ func (t *tracer) step(p *Packet, s int32) {
 		return
 	}
 	f, ok := t.flows[p]
-	if !ok || f.t != p.t {
+	if !ok || f.t != p.t || t.keys != nil && t.keys[f.id] != (flowKey{p, p.t, p.kind, p.born}) {
 		f = packetFlow{id: t.nflows, t: p.t}
 		t.nflows++
 		t.flows[p] = f
+		if t.keys != nil {
+			t.keys = append(t.keys, flowKey{p, p.t, p.kind, p.born})
+		}
 	}
 	t.steps = append(t.steps, flowStep{id: f.id, slice: s})
 }

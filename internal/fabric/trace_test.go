@@ -2,10 +2,13 @@ package fabric_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,9 +21,21 @@ import (
 // backend with the trace option and returns the trace file's bytes.
 func traced(t *testing.T, backend string) []byte {
 	t.Helper()
+	return tracedOn(t, backend, 2, 1, nil)
+}
+
+// tracedOn is traced on a job of pes PEs, a node each, with the puts and
+// gets from PE 0 to PE to, with the options opts besides the trace.
+func tracedOn(t *testing.T, backend string, pes, to int, opts map[string]string) []byte {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "trace.json")
+	opts = maps.Clone(opts)
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	opts["trace"] = path
 	const window, size = 8, 4096
-	err := pgas.Run(pgas.Config{Conduit: backend, PEs: 2, PEsPerNode: 1, Options: map[string]string{"trace": path}},
+	err := pgas.Run(pgas.Config{Conduit: backend, PEs: pes, PEsPerNode: 1, Options: opts},
 		func(pe *pgas.PE) error {
 			buf, err := pe.Alloc(window*size, 64)
 			if err != nil {
@@ -30,14 +45,14 @@ func traced(t *testing.T, backend string) []byte {
 				src := make([]byte, size)
 				var hs []pgas.Handle
 				for i := range window {
-					h, err := pe.PutNB(1, int64(buf)+int64(i*size), src)
+					h, err := pe.PutNB(to, int64(buf)+int64(i*size), src)
 					if err != nil {
 						return err
 					}
 					hs = append(hs, h)
 				}
 				for i := range window {
-					h, err := pe.GetNB(1, int64(buf)+int64(i*size), make([]byte, size))
+					h, err := pe.GetNB(to, int64(buf)+int64(i*size), make([]byte, size))
 					if err != nil {
 						return err
 					}
@@ -206,4 +221,63 @@ func TestTraceIsWellFormed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTracePartitioned: a partitioned run (the workers option) is traced,
+// each partition's tracer merged at the end: the puts and gets from PE 0
+// to a PE in another partition (Aries: another group; Gemini: the other X
+// plane of a 2x1x1 torus) give a well-formed trace, byte for byte the same
+// on 1 and 2 workers, in which every packet's flow runs whole from the
+// NIC that sent it to the one that received it across the partitions:
+// one flow for each slice of the NICs' transmit pipelines, as in one
+// kernel's trace (were a flow cut where its packet crossed, there would be
+// more).
+func TestTracePartitioned(t *testing.T) {
+	for _, c := range []struct {
+		backend string
+		pes, to int
+		opts    map[string]string
+	}{
+		{"aries", 2, 1, map[string]string{"groups": "2", "exclude": "1-383"}},
+		{"gemini", 4, 2, map[string]string{"torus": "2x1x1"}},
+	} {
+		t.Run(c.backend, func(t *testing.T) {
+			one := tracedOn(t, c.backend, c.pes, c.to, c.opts)
+			runs := make([][]byte, 2)
+			for w := range runs {
+				opts := maps.Clone(c.opts)
+				opts["workers"] = fmt.Sprint(w + 1)
+				runs[w] = tracedOn(t, c.backend, c.pes, c.to, opts)
+			}
+			require.Equal(t, runs[0], runs[1], "1 worker against 2")
+			for _, b := range [][]byte{one, runs[0]} {
+				phases := checkTrace(t, b)
+				require.Positive(t, phases["s"])
+				require.Equal(t, transmitted(t, b), phases["s"], "flows against packets transmitted")
+			}
+		})
+	}
+}
+
+// transmitted counts the slices of the NICs' transmit pipelines in a
+// trace.
+func transmitted(t *testing.T, b []byte) int {
+	var tr struct {
+		TraceEvents []traceEvent `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(b, &tr))
+	type thread struct{ pid, tid int }
+	tx := map[thread]bool{}
+	n := 0
+	for _, e := range tr.TraceEvents {
+		at := thread{e.Pid, e.Tid}
+		switch {
+		case e.Ph == "M" && e.Name == "thread_name":
+			name, _ := e.Args["name"].(string)
+			tx[at] = strings.Contains(name, ": transmit")
+		case e.Ph == "X" && tx[at]:
+			n++
+		}
+	}
+	return n
 }
