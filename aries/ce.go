@@ -184,9 +184,9 @@ type ceStats struct {
 type engine struct {
 	job   *simnet.Job
 	tree  ceTree
-	op    Time     // CEOpCycles
-	next  []uint64 // by rank: its next collective
-	nodes []ceNode
+	op    Time      // CEOpCycles
+	next  []uint64  // by rank: its next collective
+	nodes []*ceNode // by node, made at its first collective (node)
 	parts []cePart
 }
 
@@ -341,7 +341,7 @@ func (e *engine) start(ep *simnet.Endpoint, what string, call ceCall, v ceOperan
 	r := ep.Rank()
 	c := &ceColl{e: e, ep: ep, n: e.next[r], call: call, v: v}
 	e.next[r]++
-	pt := e.nodes[ep.Node(r)].part
+	pt := e.node(ep.Node(r)).part
 	pt.k.At(ep.Proc().Clock(), pt, ceJoin, c)
 	return c, nil
 }
@@ -378,22 +378,29 @@ func (e *engine) bindParts(j *simnet.Job, parts []*fabric.Machine) error {
 	}
 	e.op = parts[0].Cycles(CEOpCycles)
 	e.next = make([]uint64, j.Size())
-	e.nodes = make([]ceNode, j.Nodes())
-	per := j.PEsPerNode()
-	for i := range e.nodes {
-		nd := &e.nodes[i]
-		nd.id = i
-		nd.part = &e.parts[j.PartitionOf(i)]
-		nd.pes = min(per, j.Size()-i*per)
-		for 1<<nd.levels < nd.pes {
-			nd.levels++
-		}
-		nd.locals = make(map[uint64]*ceLocal)
-		for s := range nd.ces {
-			nd.ces[s] = ceSlot{node: nd, n: uint64(s), parts: make([]ceOperand, 1+tree.children(i))}
-		}
-	}
+	e.nodes = make([]*ceNode, j.Nodes())
 	return nil
+}
+
+// node is node i's part of the engine, made when the node first takes
+// part in a collective, by an event of its own partition (so that a job
+// that never calls one, or the full system bound for a partitioned run,
+// costs a pointer a node).
+func (e *engine) node(i int) *ceNode {
+	if nd := e.nodes[i]; nd != nil {
+		return nd
+	}
+	j := e.job
+	per := j.PEsPerNode()
+	nd := &ceNode{id: i, part: &e.parts[j.PartitionOf(i)], pes: min(per, j.Size()-i*per), locals: make(map[uint64]*ceLocal)}
+	for 1<<nd.levels < nd.pes {
+		nd.levels++
+	}
+	for s := range nd.ces {
+		nd.ces[s] = ceSlot{node: nd, n: uint64(s), parts: make([]ceOperand, 1+e.tree.children(i))}
+	}
+	e.nodes[i] = nd
+	return nd
 }
 
 // Test reports whether the collective's result has reached the PE. A PE
@@ -446,7 +453,7 @@ func (pt *cePart) Fire(code int32, data any) {
 func (e *engine) join(c *ceColl, now Time) {
 	per := e.job.PEsPerNode()
 	r := c.ep.Rank()
-	nd := &e.nodes[r/per]
+	nd := e.node(r / per)
 	l := nd.locals[c.n]
 	if l == nil {
 		l = &ceLocal{node: nd, n: c.n, call: c.call, vals: make([]ceOperand, nd.pes), colls: make([]*ceColl, nd.pes)}
@@ -529,8 +536,8 @@ func (e *engine) input(s *ceSlot, in ceInput, now Time) {
 		return
 	}
 	up := ceInput{n: s.n, part: 1 + nd.id - e.tree.child(parent, 0), call: s.call, v: v, err: s.err}
-	ps := &e.nodes[parent].ces[s.n%CEsPerNIC]
-	e.send(nd.aluFree, nd.id, parent, s.call.barrier, func(at Time) { e.input(ps, up, at) })
+	// The parent's CE is looked up at the parent, in its partition.
+	e.send(nd.aluFree, nd.id, parent, s.call.barrier, func(at Time) { e.input(&e.node(parent).ces[up.n%CEsPerNIC], up, at) })
 }
 
 // result is collective n's result reaching node s's CE: it goes on down
@@ -545,8 +552,7 @@ func (e *engine) result(s *ceSlot, n uint64, res ceOperand, err error, now Time)
 	}
 	for k := range e.tree.children(nd.id) {
 		child := e.tree.child(nd.id, k)
-		cs := &e.nodes[child].ces[n%CEsPerNIC]
-		e.send(now, nd.id, child, s.call.barrier, func(at Time) { e.result(cs, n, res, err, at) })
+		e.send(now, nd.id, child, s.call.barrier, func(at Time) { e.result(&e.node(child).ces[n%CEsPerNIC], n, res, err, at) })
 	}
 	visible := pt.m.HostWrite(nd.id, now, ceResultBytes+CQEntryBytes, 2, 0, conduit.OrderDefault)
 	pt.k.At(visible+LocalReducePerLevel, pt, ceVisible, &ceDelivery{colls: s.colls, res: res, err: err})
@@ -564,7 +570,7 @@ func (e *engine) result(s *ceSlot, n uint64, res ceOperand, err error, now Time)
 // send sends a CE packet from one node's NIC to another's at at; deliver
 // runs in the receiving node's partition.
 func (e *engine) send(at Time, from, to int, barrier bool, deliver func(Time)) {
-	pt := e.nodes[from].part
+	pt := e.node(from).part
 	pt.stats.Packets++
 	if err := pt.m.SendControl(at, from, to, ceFlits(barrier), deliver); err != nil {
 		pt.k.Fail(fmt.Errorf("%s: collective engine: %w", Name, err))
