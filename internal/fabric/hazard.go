@@ -52,9 +52,8 @@ type hazardChecker struct {
 	found   []Hazard
 	// log, in a partitioned machine's checkers (one per partition), takes
 	// down what happens in the partition's window instead; the machine's
-	// first checker (shared) judges all of it at the window's end.
-	log    *hazardLog
-	shared *hazardChecker
+	// first checker judges all of it at the window's end (settle).
+	log *hazardLog
 }
 
 func newHazardChecker(m *Machine, mode string) *hazardChecker {
@@ -103,7 +102,7 @@ type hazardRead struct {
 // logs, and has the shared one judge at every window's end.
 func (h *hazardChecker) partition(parts []*Machine, between func(func(Time))) {
 	for _, c := range parts {
-		c.hazards = &hazardChecker{m: c, mode: h.mode, log: &hazardLog{}, shared: h}
+		c.hazards = &hazardChecker{m: c, mode: h.mode, log: &hazardLog{}}
 	}
 	between(func(Time) { h.settle(parts) })
 }
