@@ -12,7 +12,7 @@ import (
 	"github.com/gopgas/gopgas/aries"
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/gemini"
-
+	"github.com/gopgas/gopgas/internal/race"
 	"github.com/gopgas/gopgas/pgas"
 )
 
@@ -627,6 +627,11 @@ func TestMsgRecvOverhead(t *testing.T) {
 func TestMsgPingPong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a measurement: run it with -run TestMsgPingPong -v")
+	}
+	if race.Enabled {
+		// 2 PEs, one goroutine each, and 4 minutes of a CI run under the
+		// race detector: CI's long stage runs it without.
+		t.Skip("a measurement of 2 PEs: run without the race detector")
 	}
 	type variant struct {
 		name string

@@ -2,8 +2,6 @@ package main
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/gopgas/gopgas/internal/units"
@@ -52,14 +50,12 @@ func FuzzSizeList(f *testing.F) {
 		if err != nil {
 			return
 		}
-		text := make([]string, len(sizes))
-		for i, n := range sizes {
+		for _, n := range sizes {
 			if n < 1 || n > maxMessage {
 				t.Fatalf("--sweep-sizes %q gave %d", s, n)
 			}
-			text[i] = units.FormatBytes(int64(n))
 		}
-		again, err := parseSizes("sweep-sizes", strings.Join(text, ","))
+		again, err := parseSizes("sweep-sizes", joinSizes(sizes))
 		if err != nil || !slices.Equal(again, sizes) {
 			t.Fatalf("--sweep-sizes %q gave %v; written back %v, %v", s, sizes, again, err)
 		}
@@ -77,14 +73,12 @@ func FuzzIntList(f *testing.F) {
 		if err != nil {
 			return
 		}
-		text := make([]string, len(ns))
-		for i, n := range ns {
+		for _, n := range ns {
 			if n < 1 || n > maxListInt {
 				t.Fatalf("--ppn-list %q gave %d", s, n)
 			}
-			text[i] = strconv.Itoa(n)
 		}
-		again, err := parseInts("ppn-list", strings.Join(text, ","))
+		again, err := parseInts("ppn-list", joinInts(ns))
 		if err != nil || !slices.Equal(again, ns) {
 			t.Fatalf("--ppn-list %q gave %v; written back %v, %v", s, ns, again, err)
 		}

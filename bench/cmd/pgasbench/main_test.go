@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,6 +171,9 @@ func TestUsageErrors(t *testing.T) {
 		{"ordering", "--orderings", "strict,odd"},
 		{"ordering", "--ppn-list", "1,x"},
 		{"ordering", "--sweep-sizes", "0"},
+		{"ordering", "--twosided-ppn-list", "0"},
+		{"ordering", "--twosided-sizes", ""},
+		{"ordering", "--no-rendezvous-sizes", "2G"},
 		{"ordering", "--plot-format", "gif"},
 		{"ordering", "--size-sweep=false", "--ppn-sweep=false", "--put-sweep=false", "--onesided-sweep=false", "--twosided-sweep=false"},
 		{"ordering_bw", "--two-sided", "--op", "put"},
@@ -468,6 +472,23 @@ func TestOrderingStudy(t *testing.T) {
 	}
 	if rec.Schema != study.Schema || len(rec.SizeSweep) != 4 || len(rec.PPNSweep) != 0 || rec.Nodes != 2 || rec.Conduit != "gemini" {
 		t.Errorf("JSON record %+v", rec)
+	}
+	// The two-sided sweep at the points its flags name: one size with
+	// rendezvous (windows 1, 8, 64 up to 8 KiB), one without, at 1 PE per
+	// node.
+	r = pgasbench(t, nil, false, "ordering", "--nodes", "2", "--size-sweep=false", "--ppn-sweep=false", "--put-sweep=false", "--onesided-sweep=false",
+		"--twosided-ppn-list", "1", "--twosided-sizes", "8", "--no-rendezvous-sizes", "1K", "-i", "1", "-x", "1", "--format", "json")
+	rec = study.Record{}
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || r.code != 0 {
+		t.Fatalf("two-sided JSON: %v, %d %q", err, r.code, r.stderr)
+	}
+	var curves []string
+	for _, c := range rec.TwoSidedSweep {
+		curves = append(curves, fmt.Sprintf("%d/%d/%v:%d", c.Size, c.Window, c.NoRendezvous, len(c.Points)))
+	}
+	if got := strings.Join(curves, " "); got != "8/1/false:1 8/8/false:1 8/64/false:1 1024/1/true:1 1024/8/true:1 1024/64/true:1" ||
+		!slices.Equal(rec.Setup.TwoSidedPPNs, []int{1}) || !slices.Equal(rec.Setup.NoRendezvousSizes, []int{1024}) {
+		t.Errorf("two-sided sweep: curves %s, setup %+v", got, rec.Setup)
 	}
 	r = pgasbench(t, nil, false, append(args, "--format", "csv", "--size-sweep=false")...)
 	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()

@@ -50,7 +50,9 @@ type options struct {
 	plotFormat             string
 	sizeSweep, ppnSweep    bool
 	putSweep, oneSided     bool
-	twoSided               bool // ordering_bw --two-sided; ordering --twosided-sweep
+	twoSided               bool   // ordering_bw --two-sided; ordering --twosided-sweep
+	twoSidedPPNs           string // ordering --twosided-ppn-list
+	twoSidedSizes, noRndv  string // ordering --twosided-sizes, --no-rendezvous-sizes
 	rows                   string
 	jsonOut, check, timing bool
 	htmlOut, studyJSON     string // calibrate --html, --study

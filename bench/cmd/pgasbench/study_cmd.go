@@ -11,6 +11,7 @@ import (
 	"github.com/gopgas/gopgas/bench"
 	"github.com/gopgas/gopgas/bench/report"
 	"github.com/gopgas/gopgas/bench/study"
+	"github.com/gopgas/gopgas/internal/units"
 )
 
 func studyCommand() *command {
@@ -47,6 +48,9 @@ func studyCommand() *command {
 			fs.BoolVar(&o.putSweep, "put-sweep", true, "run the FMA put sweep ([GEMINI-HOTI] Figure 8); --put-sweep=false skips it")
 			fs.BoolVar(&o.oneSided, "onesided-sweep", true, "run the shared vs non-shared sweep ([ORDERING] Figure 9); --onesided-sweep=false skips it")
 			fs.BoolVar(&o.twoSided, "twosided-sweep", true, "run the two-sided sweep and its one-sided counterparts ([ORDERING] section V, Figure 11); --twosided-sweep=false skips it")
+			fs.StringVar(&o.twoSidedPPNs, "twosided-ppn-list", joinInts(d.TwoSidedPPNs), "PEs per node of the two-sided sweep, comma-separated")
+			fs.StringVar(&o.twoSidedSizes, "twosided-sizes", joinSizes(d.TwoSidedSizes), "message sizes of the two-sided sweep, comma-separated")
+			fs.StringVar(&o.noRndv, "no-rendezvous-sizes", joinSizes(d.NoRendezvousSizes), "sizes the two-sided sweep measures again without rendezvous, comma-separated (empty: none)")
 			fs.IntVar(&o.parallel, "parallel", 0, "points run at once (0: GOMAXPROCS)")
 			memoryFlag(o, fs, "points")
 			fs.StringVar(&o.plotDir, "plot-dir", "", "write the plots to this `DIR` (created if missing)")
@@ -84,6 +88,23 @@ func parseInts(flagName, s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// joinInts writes ns as --ppn-list reads them: 1,2,4.
+func joinInts(ns []int) string { return joinList(ns, strconv.Itoa) }
+
+// joinSizes writes sizes as --sweep-sizes reads them: 8,8KiB,2MiB.
+func joinSizes(sizes []int) string {
+	return joinList(sizes, func(n int) string { return units.FormatBytes(int64(n)) })
+}
+
+// joinList writes ns comma-separated, each as format writes it.
+func joinList(ns []int, format func(int) string) string {
+	text := make([]string, len(ns))
+	for i, n := range ns {
+		text[i] = format(n)
+	}
+	return strings.Join(text, ",")
 }
 
 func parseSizes(flagName, s string) ([]int, error) {
@@ -134,11 +155,20 @@ func (a *app) studyConfig(o *options) (study.Config, error) {
 	if c.SweepMechanisms, err = parseMechanisms("sweep-mechanisms", o.sweepMechs); err != nil {
 		return c, err
 	}
-	if c.PPNs, err = parseInts("ppn-list", o.ppnList); err != nil {
-		return c, err
-	}
-	if c.SweepSizes, err = parseSizes("sweep-sizes", o.sweepSizes); err != nil {
-		return c, err
+	for _, l := range []struct {
+		dst         *[]int
+		parse       func(flagName, s string) ([]int, error)
+		flag, value string
+	}{
+		{&c.PPNs, parseInts, "ppn-list", o.ppnList},
+		{&c.SweepSizes, parseSizes, "sweep-sizes", o.sweepSizes},
+		{&c.TwoSidedPPNs, parseInts, "twosided-ppn-list", o.twoSidedPPNs},
+		{&c.TwoSidedSizes, parseSizes, "twosided-sizes", o.twoSidedSizes},
+		{&c.NoRendezvousSizes, parseSizes, "no-rendezvous-sizes", o.noRndv},
+	} {
+		if *l.dst, err = l.parse(l.flag, l.value); err != nil {
+			return c, err
+		}
 	}
 	if c.Sizes, err = o.sizeList(); err != nil {
 		return c, err
@@ -166,6 +196,8 @@ func (a *app) studyConfig(o *options) (study.Config, error) {
 		return c, usagef("--mechanisms: none for the size sweep")
 	case len(c.PPNs) > 0 && (len(c.SweepMechanisms) == 0 || len(c.SweepSizes) == 0):
 		return c, usagef("--sweep-mechanisms and --sweep-sizes: the PEs-per-node sweep needs both")
+	case len(c.TwoSidedPPNs) > 0 && len(c.TwoSidedSizes) == 0:
+		return c, usagef("--twosided-sizes: none for the two-sided sweep")
 	case len(c.Sizes) == 0 && len(c.PPNs) == 0 && len(c.PutPPNs) == 0 && len(c.OneSidedPPNs) == 0 && len(c.TwoSidedPPNs) == 0:
 		return c, usagef("nothing to measure: every sweep is off or empty")
 	}
