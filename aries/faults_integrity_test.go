@@ -2,6 +2,7 @@ package aries_test
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -97,6 +98,27 @@ func TestIntegrityWithLinksFailingMidRun(t *testing.T) {
 // two from Aries 1 to Aries 97; the job's nodes are on Aries 2 and 98, so
 // that every route between them takes a green hop to Aries 0 or 1 first.
 func TestIntegrityWithGlobalLinksFailing(t *testing.T) {
+	p := integrity.Params{MinBytes: 8, MaxBytes: 32 << 10, Factor: 8, Adds: 16, Rounds: 1}
+	var lost, detours int64
+	for _, routing := range []string{"adaptive", "deterministic"} {
+		healthy, opts, fail := globalLinksFailing(t, routing, p)
+		res, rep, err := integrity.Job(faultCfg(opts), p)
+		require.NoError(t, err, fail)
+		t.Logf("routing=%s,fail=%s: %s; %d detours", routing, fail, integrity.FaultSummary(res, rep, healthy), rep.Counters["detours"])
+		assert.Equal(t, int64(4), rep.Counters["link_failures"])
+		assert.Equal(t, p.Bytes(res.PEs), res.BytesChecked)
+		lost += rep.Counters["lost_packets"]
+		detours += rep.Counters["detours"]
+	}
+	assert.Positive(t, lost, "packets were lost")
+	assert.Positive(t, detours, "routes went round the failed links from where they were")
+}
+
+// globalLinksFailing is the job of TestIntegrityWithGlobalLinksFailing
+// under routing: the healthy run's report of program p, and the options
+// and fail option that fail the global links 40% into it.
+func globalLinksFailing(t *testing.T, routing string, p integrity.Params) (healthy pgas.Report, opts map[string]string, fail string) {
+	t.Helper()
 	d, err := aries.NewDragonfly(2, 1)
 	require.NoError(t, err)
 	var links []string
@@ -107,33 +129,13 @@ func TestIntegrityWithGlobalLinksFailing(t *testing.T) {
 		links = append(links, fmt.Sprintf("%d:%d@%%s", h.From, h.FromPort))
 	}
 	first := func(a int) int { return a * aries.NodesPerAries }
-	sys := map[string]string{"groups": "2", "bundle": "1",
+	opts = map[string]string{"routing": routing, "groups": "2", "bundle": "1",
 		"exclude": fmt.Sprintf("0-%d,%d-%d", first(2)-1, first(3), first(98)-1)}
-	p := integrity.Params{MinBytes: 8, MaxBytes: 32 << 10, Factor: 8, Adds: 16, Rounds: 1}
-	var lost, detours int64
-	for _, routing := range []string{"adaptive", "deterministic"} {
-		opts := func(kv ...string) map[string]string {
-			o := map[string]string{"routing": routing}
-			for k, v := range sys {
-				o[k] = v
-			}
-			for i := 0; i < len(kv); i += 2 {
-				o[kv[i]] = kv[i+1]
-			}
-			return o
-		}
-		_, healthy, err := integrity.Job(faultCfg(opts()), p)
-		require.NoError(t, err)
-		at := fmt.Sprintf("%dns", int64(healthy.End/conduit.Nanosecond)*4/10)
-		fail := strings.ReplaceAll(strings.Join(links, ";"), "%s", at)
-		res, rep, err := integrity.Job(faultCfg(opts("fail", fail)), p)
-		require.NoError(t, err, fail)
-		t.Logf("routing=%s,fail=%s: %s; %d detours", routing, fail, integrity.FaultSummary(res, rep, healthy), rep.Counters["detours"])
-		assert.Equal(t, int64(4), rep.Counters["link_failures"])
-		assert.Equal(t, p.Bytes(res.PEs), res.BytesChecked)
-		lost += rep.Counters["lost_packets"]
-		detours += rep.Counters["detours"]
-	}
-	assert.Positive(t, lost, "packets were lost")
-	assert.Positive(t, detours, "routes went round the failed links from where they were")
+	_, healthy, err = integrity.Job(faultCfg(opts), p)
+	require.NoError(t, err)
+	at := fmt.Sprintf("%dns", int64(healthy.End/conduit.Nanosecond)*4/10)
+	fail = strings.ReplaceAll(strings.Join(links, ";"), "%s", at)
+	opts = maps.Clone(opts)
+	opts["fail"] = fail
+	return healthy, opts, fail
 }

@@ -233,7 +233,8 @@ func (w *network) cut(parts []*fabric.Machine) {
 	for i, m := range parts {
 		rt := w.routing
 		rt.clock = m
-		rt.candCache, rt.rest, rt.detourBest = nil, nil, nil
+		rt.candCache, rt.rest, rt.detourBest, rt.candWorking = nil, nil, nil, nil
+		rt.parted = true
 		rt.candSlots = slots
 		for k := range rt.cand {
 			rt.cand[k] = make(Path, 0, MaxNonMinimalHops)
@@ -252,6 +253,11 @@ func (w *network) cut(parts []*fabric.Machine) {
 
 // Reroute is the routing's Reroute (faults.go).
 func (w *network) Reroute() { w.routing.Reroute() }
+
+// ReroutePart is partition part's routing's Reroute
+// (fabric.PartRerouter): each partition's routing keeps its own cache of
+// the new tables' working links.
+func (w *network) ReroutePart(part int) { w.routes[part].Reroute() }
 
 // config is the fabric of one job on the network.
 func (w *network) config() fabric.Config {

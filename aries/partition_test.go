@@ -11,6 +11,7 @@ import (
 
 	"github.com/gopgas/gopgas/aries"
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/integrity"
 	"github.com/gopgas/gopgas/internal/race"
 	"github.com/gopgas/gopgas/internal/simtest"
 	"github.com/gopgas/gopgas/pgas"
@@ -27,23 +28,40 @@ func TestPartitionedSameForAnyWorkers(t *testing.T) {
 	tr.SameForAnyWorkers(t, aries.Name, "link_packets", 1, 2, 3)
 }
 
-// TestPartitionedRefusals: what a partitioned run does not model yet is
-// refused with an error naming it, not run wrongly: failed links.
-func TestPartitionedRefusals(t *testing.T) {
-	run := func(opts map[string]string, pes int, body func(*pgas.PE) error) error {
-		opts["groups"] = "2"
-		opts["workers"] = "2"
-		return pgas.Run(pgas.Config{Conduit: "aries", PEs: pes, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes, Options: opts}, body)
+// TestPartitionedFaults: the two global links from Aries 0 towards the
+// other group fail in the middle of a run of the integrity program
+// between the two groups (TestIntegrityWithGlobalLinksFailing's job), in
+// partitions (a group each): every byte arrives, and 1, 2 and 3 workers
+// give the same result and report, with packets lost on the links' wires,
+// both directions of each link taken out of service (one in each
+// partition) and, under deterministic routing, the network quiesced and
+// re-routed once.
+func TestPartitionedFaults(t *testing.T) {
+	p := integrity.Params{MinBytes: 8, MaxBytes: 32 << 10, Factor: 8, Adds: 16, Rounds: 1}
+	routings, workers := []string{"adaptive", "deterministic"}, []int{1, 2, 3}
+	if race.Enabled {
+		// Under the race detector (the workers at once) a smaller
+		// program, deterministic routing (loss, quiesce and re-route)
+		// and 1 and 2 workers: 8 s rather than 150.
+		p.MaxBytes, routings, workers = 4<<10, routings[1:], workers[:2]
 	}
-	nothing := func(*pgas.PE) error { return nil }
-	for _, c := range []struct {
-		opts map[string]string
-		want string
-	}{
-		{map[string]string{"fail": "0:0"}, `aries: option workers="2": a network with failed links (the fail option) cannot be run in partitions`},
-	} {
-		require.ErrorContains(t, run(c.opts, 2, nothing), c.want, "%v", c.opts)
+	var lost int64
+	for _, routing := range routings {
+		_, opts, fail := globalLinksFailing(t, routing, p)
+		one, part := simtest.FaultsSameForAnyWorkers(t, faultCfg(opts), p, workers...)
+		c := part.Report.Counters
+		t.Logf("routing=%s,fail=%s: one kernel ends at %v (%d lost, %d retries), partitions at %v (%d lost, %d retries)", routing, fail,
+			one.Report.End, one.Report.Counters["lost_packets"], one.Result.Retries, part.Report.End, c["lost_packets"], part.Result.Retries)
+		require.Equal(t, int64(4), c["link_failures"], routing)
+		if routing == "deterministic" {
+			require.Equal(t, int64(1), c["reroutes"], routing)
+			require.GreaterOrEqual(t, c["quiesce_ns"], int64(aries.ReroutePause/conduit.Nanosecond), routing)
+		} else {
+			require.Zero(t, c["quiesce_ns"], routing)
+		}
+		lost += c["lost_packets"]
 	}
+	require.Positive(t, lost, "packets were lost")
 }
 
 // twoGroups excludes all but the first 32 nodes of each of two groups,

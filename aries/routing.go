@@ -179,6 +179,22 @@ type routing struct {
 	// candWorking caches workingCandidates (the new tables' nearest
 	// working global links) by source Aries x groups + destination group.
 	candWorking map[int64]candidateSet
+	// parted: this is a partition's routing (network.cut), which judges
+	// the links of other partitions failed by their failure times.
+	parted bool
+}
+
+// down says whether link c is missing or out of service as the routing
+// sees it now: in a partition, by its failure time (fabric
+// Channel.FailedAt), which no partition writes.
+func (rt *routing) down(c *fabric.Channel) bool {
+	switch {
+	case c == nil:
+		return true
+	case rt.parted:
+		return c.FailedAt(rt.clock.Now())
+	}
+	return c.Failed()
 }
 
 // A port's bit in routing.cabled fits a word.
@@ -515,7 +531,7 @@ func (rt *routing) workingCandidates(src, gd int) candidateSet {
 	var cs candidateSet
 	for i := range links {
 		h, _ := d.GlobalLink(gs, gd, i)
-		if c := rt.out[h.From][h.FromPort]; c == nil || c.Failed() {
+		if rt.down(rt.out[h.From][h.FromPort]) {
 			continue
 		}
 		dist := dragonfly.LocalDistance(src, h.From)
@@ -621,7 +637,7 @@ func (rt *routing) sampled(a, port int) int {
 // works says whether none of path's links has failed.
 func (rt *routing) works(path Path) bool {
 	for _, h := range path {
-		if c := rt.out[h.From][h.FromPort]; c == nil || c.Failed() {
+		if rt.down(rt.out[h.From][h.FromPort]) {
 			return false
 		}
 	}

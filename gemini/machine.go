@@ -70,28 +70,51 @@ type network struct {
 	// edge).
 	out   [][torus.DimCount][2][]*fabric.Channel
 	hosts []*host
-	// rerouted: the management software has put new routing tables into
-	// effect after a connection failed in the run (fabric.Rerouter);
-	// dist[d] is then, once needed, every Gemini's distance to Gemini d
-	// over working connections (-1: none).
+	// tables are the state of the re-routed tables: one, or in a
+	// partitioned run one per partition (cut), each read and written
+	// only by its partition's routers.
+	tables []tables
+}
+
+// tables is the state of the management software's new routing tables.
+type tables struct {
+	// rerouted: the new tables are in effect, after a connection failed
+	// in the run (fabric.Rerouter); dist[d] is then, once needed, every
+	// Gemini's distance to Gemini d over working connections (-1: none).
 	rerouted bool
 	dist     map[int][]int32
 	// in[h] are the Geminis with a working connection to Gemini h, for
 	// dist; made when first needed after each re-route.
 	in [][]int32
+	// now is the time at the routers of the tables' partition, nil on
+	// one kernel: a partition judges another's connections failed by
+	// their failure times (fabric.Channel.FailedAt).
+	now func() fabric.Time
 }
 
-func newNetwork(opts options) *network { return &network{opts: opts} }
+func newNetwork(opts options) *network { return &network{opts: opts, tables: make([]tables, 1)} }
 
 // partitioning cuts the torus into its X planes for the workers option: a
 // packet sent on a connection is routed at the far Gemini LinkFlight +
 // RouterPipeline later, and the routing reads only its own router's links
-// (its re-routing state changes only after a failure, which a partitioned
-// run refuses).
+// but after a failure, when each partition keeps its own re-routed tables
+// (cut).
 func (w *network) partitioning(*fabric.Machine) fabric.Partitioning {
 	gx := w.torus.GX
-	return fabric.Partitioning{N: gx, Part: func(r int) int { return r % gx }, Lookahead: LinkFlight + RouterPipeline}
+	return fabric.Partitioning{N: gx, Part: func(r int) int { return r % gx }, Lookahead: LinkFlight + RouterPipeline, Cut: w.cut}
 }
+
+// cut gives each partition its own re-routed tables.
+func (w *network) cut(parts []*fabric.Machine) {
+	w.tables = make([]tables, len(parts))
+	for i, m := range parts {
+		w.tables[i].now = m.Kernel().Now
+	}
+}
+
+// ReroutePart puts partition part's new tables into effect
+// (fabric.PartRerouter).
+func (w *network) ReroutePart(part int) { w.tables[part].reroute() }
 
 // config is the fabric of one job on the network.
 func (w *network) config() fabric.Config {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/gopgas/gopgas/conduit"
 	"github.com/gopgas/gopgas/gemini"
+	"github.com/gopgas/gopgas/internal/integrity"
 	"github.com/gopgas/gopgas/internal/simtest"
-	"github.com/gopgas/gopgas/pgas"
 )
 
 // TestPartitionedSameForAnyWorkers: uniform random puts on a 5x4x4 torus,
@@ -23,12 +23,36 @@ func TestPartitionedSameForAnyWorkers(t *testing.T) {
 	tr.SameForAnyWorkers(t, gemini.Name, "torus_packets", 1, 2, 5)
 }
 
-// TestPartitionedRefusesFaults: a torus with a failed link is not run in
-// partitions (a failure quiesces the whole network).
-func TestPartitionedRefusesFaults(t *testing.T) {
-	err := pgas.Run(pgas.Config{Conduit: "gemini", PEs: 2, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes,
-		Options: map[string]string{"torus": "4x4x4", "workers": "2", "fail": "0:x:+:0"}}, func(*pgas.PE) error { return nil })
-	require.ErrorContains(t, err, `gemini: option workers="2": a network with failed links (the fail option) cannot be run in partitions`)
+// TestPartitionedFaults: connections between the two X planes of a
+// 2x2x2 torus fail, and one loses two of its links, in the middle of a
+// run of the integrity program (the job of TestFaultRunsRepeat), in
+// partitions (an X plane each): every
+// byte arrives, and 1 and 2 workers give the same result and report, with
+// packets lost on the links' wires (the times are chosen for that), the
+// links taken out of service by their own partitions and, under
+// by-order routing (deterministic for puts), the network quiesced for
+// the re-route pause (20 us here, so that the new tables come within the
+// run) and re-routed once.
+func TestPartitionedFaults(t *testing.T) {
+	p := integrity.Params{MinBytes: 8, MaxBytes: 4096, Factor: 8, Adds: 16, Rounds: 1}
+	for _, routing := range []string{"by-order", "adaptive"} {
+		opts := map[string]string{"torus": "2x2x2", "routing": routing, "fail": "0:x:+:0@75us;1:x:+:1@80us;2:x:+:0:2@60us", "reroute_pause": "20us"}
+		one, part := simtest.FaultsSameForAnyWorkers(t, faultCfg(opts), p, 1, 2)
+		c := part.Report.Counters
+		t.Logf("routing=%s: one kernel ends at %v (%d lost, %d retries), partitions at %v (%d lost, %d retries)", routing,
+			one.Report.End, one.Report.Counters["lost_packets"], one.Result.Retries, part.Report.End, c["lost_packets"], part.Result.Retries)
+		require.Equal(t, one.Report.Counters["link_failures"], c["link_failures"], routing)
+		require.Positive(t, c["link_failures"], routing)
+		require.Positive(t, c["lost_packets"], routing)
+		// Under by-order routing one quiesce takes in both failures;
+		// adaptive routing re-routes after each.
+		require.Equal(t, map[string]int64{"by-order": 1, "adaptive": 2}[routing], c["reroutes"], routing)
+		if routing == "by-order" {
+			require.Positive(t, c["quiesce_ns"], routing)
+		} else {
+			require.Zero(t, c["quiesce_ns"], routing)
+		}
+	}
 }
 
 // TestPartitionedMessages: the runtime's messaging between partitions (an

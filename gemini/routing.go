@@ -30,20 +30,24 @@ func (w *network) RouterOf(node int) int { return w.torus.GeminiOfNode(node) }
 // lost connection needs new tables), until the management software has
 // re-routed (Reroute).
 func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
-	if w.rerouted && p.Route[0] == onTables {
-		return w.tableRoute(r.ID, p, nil)
+	tb := &w.tables[0]
+	if len(w.tables) > 1 {
+		tb = &w.tables[r.Partition()]
+	}
+	if tb.rerouted && p.Route[0] == onTables {
+		return w.tableRoute(tb, r.ID, p, nil)
 	}
 	if p.Adaptive {
 		c := w.adaptive(r.ID, p)
-		if c == nil && w.rerouted {
+		if c == nil && tb.rerouted {
 			p.Route[0] = onTables
-			c = w.tableRoute(r.ID, p, nil)
+			c = w.tableRoute(tb, r.ID, p, nil)
 		}
 		return c
 	}
 	c := w.deterministic(r.ID, p)
-	if w.rerouted {
-		return w.tableRoute(r.ID, p, c)
+	if tb.rerouted {
+		return w.tableRoute(tb, r.ID, p, c)
 	}
 	if c == nil || c.Failed() {
 		return nil
@@ -107,9 +111,21 @@ func (w *network) adaptive(g int, p *fabric.Packet) *fabric.Channel {
 // Reroute puts the management software's new routing tables into effect
 // (fabric.Rerouter): from now on deterministic routes, and adaptive ones
 // that find no minimal way, avoid every failed connection.
-func (w *network) Reroute() {
-	w.rerouted = true
-	w.dist, w.in = nil, nil
+func (w *network) Reroute() { w.tables[0].reroute() }
+
+func (tb *tables) reroute() {
+	tb.rerouted = true
+	tb.dist, tb.in = nil, nil
+}
+
+// down says whether connection c is out of service as the tables'
+// routers see it now: on one kernel its flag, in a partition its failure
+// time.
+func (tb *tables) down(c *fabric.Channel) bool {
+	if tb.now == nil {
+		return c.Failed()
+	}
+	return c.FailedAt(tb.now())
 }
 
 // onTables marks a packet that follows the re-routed tables to its
@@ -122,12 +138,12 @@ const onTables = 1
 // order's own choice if it is one, else the first in dimension order (x,
 // y, z; + before -; among parallel connections from the one the packet's
 // hash chooses); nil if the destination is cut off.
-func (w *network) tableRoute(g int, p *fabric.Packet, preferred *fabric.Channel) *fabric.Channel {
-	dist := w.distTo(int(p.DstRouter))
+func (w *network) tableRoute(tb *tables, g int, p *fabric.Packet, preferred *fabric.Channel) *fabric.Channel {
+	dist := w.distTo(tb, int(p.DstRouter))
 	if dist[g] <= 0 {
 		return nil
 	}
-	next := func(c *fabric.Channel) bool { return c != nil && !c.Failed() && dist[c.To().ID] == dist[g]-1 }
+	next := func(c *fabric.Channel) bool { return c != nil && !tb.down(c) && dist[c.To().ID] == dist[g]-1 }
 	if next(preferred) {
 		return preferred
 	}
@@ -145,30 +161,30 @@ func (w *network) tableRoute(g int, p *fabric.Packet, preferred *fabric.Channel)
 
 // distTo is every Gemini's distance in hops to Gemini d over the working
 // connections (-1: no way), by a breadth-first search back from d.
-func (w *network) distTo(d int) []int32 {
-	if dist, ok := w.dist[d]; ok {
+func (w *network) distTo(tb *tables, d int) []int32 {
+	if dist, ok := tb.dist[d]; ok {
 		return dist
 	}
-	if w.dist == nil {
-		w.dist = make(map[int][]int32)
+	if tb.dist == nil {
+		tb.dist = make(map[int][]int32)
 	}
 	n := len(w.routers)
-	if w.in == nil {
-		w.in = make([][]int32, n)
+	if tb.in == nil {
+		tb.in = make([][]int32, n)
 		for g := range w.out {
 			for dim := range w.out[g] {
 				for _, conns := range w.out[g][dim] {
 					for _, c := range conns {
-						if !c.Failed() {
+						if !tb.down(c) {
 							h := c.To().ID
-							w.in[h] = append(w.in[h], int32(g))
+							tb.in[h] = append(tb.in[h], int32(g))
 						}
 					}
 				}
 			}
 		}
 	}
-	in := w.in
+	in := tb.in
 	dist := make([]int32, n)
 	for i := range dist {
 		dist[i] = -1
@@ -185,6 +201,6 @@ func (w *network) distTo(d int) []int32 {
 			}
 		}
 	}
-	w.dist[d] = dist
+	tb.dist[d] = dist
 	return dist
 }

@@ -144,10 +144,24 @@ func (c *Channel) To() *Router { return c.to }
 func (c *Channel) Fail() {
 	c.down = true
 	c.m.lossy = true
+	c.m.setFailTime(c, -1)
 }
 
-// Failed says whether the channel is out of service.
+// Failed says whether the channel is out of service, as its own router
+// sees it. A router of another partition asks FailedAt.
 func (c *Channel) Failed() bool { return c.down }
+
+// FailedAt says whether the channel is out of service at time now, the
+// clock of the router asking (Router.Now). On one kernel it is Failed; in
+// a partitioned run, whose partitions run apart, a channel has failed
+// once its failure time has come (fault.go), which no partition writes.
+func (c *Channel) FailedAt(now Time) bool {
+	if c.m.parts == nil {
+		return c.down
+	}
+	t, ok := c.m.failTimes[c]
+	return ok && t <= now
+}
 
 // MayFail says whether a channel of the machine may be out of service
 // (Channel.Fail or Machine.FailAt was called); when not, no Failed is true

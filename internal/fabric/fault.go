@@ -69,6 +69,15 @@ import (
 // times nothing out. A packet with no route at all (a partitioned network)
 // is still dropped (Stats.Dropped) and its transaction times out.
 //
+// In a partitioned run (the workers option) every partition replays the
+// list of faults, which Build made: the owner of a channel (its sending
+// router's partition) takes it out of service, each partition quiesces
+// and releases its own routers and channels and puts its own copy of the
+// new tables into effect (PartRerouter), and a router of any partition
+// judges a link failed by its failure time (Channel.FailedAt), which no
+// partition writes (docs/parallel-kernel.md, "Link faults in
+// partitions").
+//
 // Links failed from the start of the job (Channel.Fail) change no tables:
 // deterministic packets routed into them are dropped, as for a fault the
 // tables were never updated for, until a failure in the run brings a
@@ -79,6 +88,15 @@ import (
 // routing tables. Reroute is called when they take effect.
 type Rerouter interface {
 	Reroute()
+}
+
+// PartRerouter is implemented by a Topology that keeps the state of its
+// re-routed tables per partition (the routing's caches of them), for a
+// partitioned run with links failing: ReroutePart puts the new tables
+// into effect for the routers of partition part, and is called by that
+// partition, at the time every partition calls it for its own.
+type PartRerouter interface {
+	ReroutePart(part int)
 }
 
 // MaxReroutePause is the longest re-route pause a machine takes
@@ -126,13 +144,50 @@ type faults struct {
 // faults.
 func (m *Machine) FailAt(at Time, cs ...*Channel) {
 	m.lossy = true
-	m.schedule(&faultEvent{at: max(at, 0), code: faultFail, cs: cs})
+	at = max(at, 0)
+	for _, c := range cs {
+		m.setFailTime(c, at)
+	}
+	m.keepFault(&faultEvent{at: at, code: faultFail, cs: cs})
 }
 
 // DegradeAt leaves lanes of the channels' lanes working from time at
 // (Channel.Degrade); nothing is lost.
 func (m *Machine) DegradeAt(at Time, lanes int, cs ...*Channel) {
-	m.schedule(&faultEvent{at: max(at, 0), code: faultDegrade, cs: cs, lanes: lanes})
+	m.keepFault(&faultEvent{at: max(at, 0), code: faultDegrade, cs: cs, lanes: lanes})
+}
+
+// setFailTime notes that c fails at time at (-1: from the start), unless
+// it fails earlier.
+func (m *Machine) setFailTime(c *Channel, at Time) {
+	if m.failTimes == nil {
+		m.failTimes = make(map[*Channel]Time)
+	}
+	if t, ok := m.failTimes[c]; !ok || at < t {
+		m.failTimes[c] = at
+	}
+}
+
+// keepFault keeps a fault of the network being built, and schedules it on one
+// kernel; a partitioned run schedules the whole list in every partition
+// once it is cut (replayFaults).
+func (m *Machine) keepFault(ev *faultEvent) {
+	m.faultList = append(m.faultList, ev)
+	if m.opts.Workers == 0 {
+		m.schedule(ev)
+	}
+}
+
+// replayFaults schedules every planned fault in this partition: each
+// partition applies a failure to the channels it owns and keeps the
+// quiesce's bookkeeping for its own routers, channels and NICs, which,
+// following from the list alone, is every partition's at every time.
+func (m *Machine) replayFaults() {
+	m.failSeen = nil
+	for _, ev := range m.faultList {
+		e := *ev
+		m.schedule(&e)
+	}
 }
 
 // schedule schedules ev at its time, in hops of at most faultHorizon.
@@ -157,7 +212,7 @@ func (f *faults) Fire(code int32, data any) {
 		m.fail(ev.cs)
 	case faultDegrade:
 		for _, c := range ev.cs {
-			if !c.down {
+			if (m.parts == nil || c.m == m) && !c.down {
 				c.Degrade(ev.lanes)
 			}
 		}
@@ -174,14 +229,29 @@ func (f *faults) Fire(code int32, data any) {
 	}
 }
 
-// fail takes cs out of service now.
+// fail takes cs out of service now. In a partitioned run every partition
+// replays the failure: whether it fails a channel anew follows from the
+// list (failSeen), and only the channel's own partition (its sending
+// router's) takes it out of service and counts it.
 func (m *Machine) fail(cs []*Channel) {
 	now := m.k.Now()
 	quiesce := m.opts.Routing != RouteAdaptive
 	var requeue []heldPacket
 	failed := false
 	for _, c := range cs {
-		if c.down {
+		if m.parts != nil {
+			if m.failTimes[c] < 0 || m.failSeen[c] {
+				continue // failed from the start, or already
+			}
+			if m.failSeen == nil {
+				m.failSeen = make(map[*Channel]bool)
+			}
+			m.failSeen[c] = true
+			failed = true
+			if c.m != m {
+				continue
+			}
+		} else if c.down {
 			continue
 		}
 		c.down = true
@@ -219,9 +289,19 @@ func (m *Machine) fail(cs []*Channel) {
 	}
 }
 
-// reroute puts the Topology's new tables into effect.
+// reroute puts the Topology's new tables into effect: in a partitioned
+// run, this partition's (PartRerouter), each partition at the same time;
+// partition 0 counts the re-route.
 func (m *Machine) reroute() {
-	m.stats.Reroutes++
+	if m.part == 0 {
+		m.stats.Reroutes++
+	}
+	if m.parts != nil {
+		if r, ok := m.topo.(PartRerouter); ok {
+			r.ReroutePart(m.part)
+		}
+		return
+	}
 	if r, ok := m.topo.(Rerouter); ok {
 		r.Reroute()
 	}
@@ -234,7 +314,9 @@ func (m *Machine) release() {
 	now := m.k.Now()
 	m.quiesced = false
 	m.releasedAt = now
-	m.stats.QuiesceTime += now - m.quiesceStart
+	if m.part == 0 {
+		m.stats.QuiesceTime += now - m.quiesceStart
+	}
 	m.reroute()
 	held := m.held
 	m.held = nil

@@ -100,7 +100,7 @@ func optionDecls(p Params) []option.Option[Options] {
 			func(o *Options, n int) { o.CoarsePackets = n }),
 		option.Enum("hazards", "report relaxed gets that read around a put to the same bytes: off (default), log to standard error, or fail the run",
 			hazardModes, hazardModes, func(o *Options, s string) { o.Hazards = s }),
-		option.Int("workers", "run the network in partitions (Aries: a group each; Gemini: an X plane each) on this many workers (goroutines): the same results for any number from 1 up, not the same as 0's, the default, one kernel; refused with fail; a message's mailbox slot reaches a sender in another partition the lookahead after the target frees it (docs/parallel-kernel.md)",
+		option.Int("workers", "run the network in partitions (Aries: a group each; Gemini: an X plane each) on this many workers (goroutines): the same results for any number from 1 up, not the same as 0's, the default, one kernel: a message's mailbox slot reaches a sender in another partition the lookahead after the target frees it, and a link failing in the run is failed at its time for every event of that time (docs/parallel-kernel.md)",
 			0, MaxWorkers, func(o *Options, n int) { o.Workers = n }),
 		option.Bytes("coarse_bytes", fmt.Sprintf("relaxed transfers larger than this move in coarse units (default %s; 0: always packet by packet)", units.FormatBytes(int64(p.CoarseBytes))),
 			0, MaxCoarseBytes, func(o *Options, n int) { o.CoarseBytes = n }),

@@ -29,8 +29,12 @@ import (
 // decided at the window's end, while no partition runs (releaseShared);
 // it goes back to its source's free list.
 //
-// What a partitioned run refuses, with an error naming the option: link
-// faults (fail, which quiesce the whole network). The hazard checker
+// Link faults: every partition replays the network's list of faults, the
+// owner of a channel (its sending router's partition) taking it out of
+// service, and every partition quiescing its own routers and channels and
+// putting its own copy of the new tables into effect at the same times;
+// a router of any partition judges a channel failed by its failure time
+// (Channel.FailedAt), known before the run (fault.go). The hazard checker
 // judges at the windows' ends (hazard.go); the trace is each partition's,
 // merged at the end (trace_parts.go). The backend's own actors (the Aries collective engine) are
 // made per partition by its Cut hook. Messages between partitions travel as between any two nodes;
@@ -62,8 +66,9 @@ func (m *Machine) partition(j *simnet.Job) error {
 	switch {
 	case m.cfg.Partitioning == nil:
 		return refuse("this network cannot be run in partitions")
-	case m.lossy:
-		return refuse("a network with failed links (the fail option) cannot be run in partitions")
+	}
+	if _, ok := m.topo.(PartRerouter); !ok && len(m.faultList) > 0 {
+		return refuse("this network cannot re-route in partitions: links failing in the run (the fail option with @time) need one kernel")
 	}
 	pt := m.cfg.Partitioning(m)
 	m.cutHook = pt.Cut
@@ -103,6 +108,7 @@ func (m *Machine) cut() {
 		c.stats = Stats{}
 		c.txnSeq = uint64(i) << 48
 		c.faults.m = &c
+		c.held, c.stalled, c.failSeen = nil, nil, nil
 		m.parts[i] = &c
 	}
 	for _, r := range m.routers {
@@ -120,6 +126,7 @@ func (m *Machine) cut() {
 	}
 	for _, p := range m.parts {
 		p.k.BeforePE(p.stockTxns)
+		p.replayFaults()
 	}
 	j.Par.Between(m.releaseShared)
 	if h := m.hazards; h != nil {

@@ -93,7 +93,7 @@ func (r *Router) Fire(_ int32, data any) {
 	if f := p.fault; f != nil && f.wire != nil {
 		w := f.wire
 		f.wire = nil
-		if w.down {
+		if w.FailedAt(m.k.Now()) {
 			m.lose(p, w)
 			return
 		}
