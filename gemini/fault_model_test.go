@@ -204,6 +204,12 @@ func alltoalls(cfg pgas.Config, iters int) (pgas.Report, error) {
 // over connections that fail at times spread over the run all deliver the
 // right blocks, and some messages were sent again.
 func TestMessagesSurviveFailures(t *testing.T) {
+	if race.Enabled {
+		// One kernel, whose PEs take turns: 106 s under the race
+		// detector for nothing it could find. CI's long stage runs it
+		// without.
+		t.Skip("a one-kernel simulation: run without the race detector")
+	}
 	const iters = 20
 	healthy, err := alltoalls(faultCfg(map[string]string{"routing": "deterministic"}), iters)
 	require.NoError(t, err)
