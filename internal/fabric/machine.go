@@ -96,20 +96,13 @@ type Machine struct {
 	// record of applied AMOs). quiesced: the network is quiesced until
 	// releaseAt (started at quiesceStart); releasedAt is when the last
 	// quiesce ended; held are the packets routers hold meanwhile and
-	// stalled the channels that would send. faultList is every fault
-	// scheduled while the network was built, and failTimes each failing
-	// channel's failure time (-1: failed from the start), both read-only
-	// once the run starts: every partition replays the list, and routers
-	// of any partition judge a channel by its time (fault.go). failSeen
-	// are the channels whose failure this partition has replayed.
+	// stalled the channels that would send. (The list of faults is at
+	// the end.)
 	faults                              faults
 	lossy, quiesced                     bool
 	releaseAt, releasedAt, quiesceStart Time
 	held                                []heldPacket
 	stalled                             []*Channel
-	faultList                           []*faultEvent
-	failTimes                           map[*Channel]Time
-	failSeen                            map[*Channel]bool
 	txnSeq                              uint64 // the last transaction identity given (conduit.PostDesc.TxnID)
 
 	// Times of the NIC's fixed cycle counts, and a full packet's size.
@@ -127,6 +120,17 @@ type Machine struct {
 	// whose last reference this partition may have dropped in the
 	// window (releaseShared).
 	recheck []*txn
+
+	// faultList is every fault scheduled while the network was built,
+	// and failTimes each failing channel's failure time (-1: failed from
+	// the start), both read-only once the run starts: every partition
+	// replays the list, and routers of any partition judge a channel by
+	// its time (fault.go). failSeen are the channels whose failure this
+	// partition has replayed. Last, where they move none of the fields
+	// the packet path reads.
+	faultList []*faultEvent
+	failTimes map[*Channel]Time
+	failSeen  map[*Channel]bool
 }
 
 // New makes a machine of cfg, to run a job (simnet.NewJob).
