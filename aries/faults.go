@@ -130,7 +130,7 @@ func (rt *routing) applyFaults(m *fabric.Machine, faults []linkFault) error {
 }
 
 // Reroute puts the HSS's new routing tables into effect
-// (fabric.Rerouter): from now on deterministic routes avoid every failed
+// (network.Reroute): from now on deterministic routes avoid every failed
 // link, and a deterministic packet whose route meets one is taken round it
 // (detour); the global links a minimal route may take towards a group are
 // the nearest that work (workingCandidates), for adaptive routes too.

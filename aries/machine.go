@@ -234,7 +234,6 @@ func (w *network) cut(parts []*fabric.Machine) {
 		rt := w.routing
 		rt.clock = m
 		rt.candCache, rt.rest, rt.detourBest, rt.candWorking = nil, nil, nil, nil
-		rt.parted = true
 		rt.candSlots = slots
 		for k := range rt.cand {
 			rt.cand[k] = make(Path, 0, MaxNonMinimalHops)
@@ -251,13 +250,16 @@ func (w *network) cut(parts []*fabric.Machine) {
 	}
 }
 
-// Reroute is the routing's Reroute (faults.go).
-func (w *network) Reroute() { w.routing.Reroute() }
-
-// ReroutePart is partition part's routing's Reroute
-// (fabric.PartRerouter): each partition's routing keeps its own cache of
-// the new tables' working links.
-func (w *network) ReroutePart(part int) { w.routes[part].Reroute() }
+// Reroute is partition part's routing's Reroute (fabric.Rerouter,
+// faults.go): in a partitioned run each partition's routing keeps its own
+// cache of the new tables' working links.
+func (w *network) Reroute(part int) {
+	if w.routes == nil {
+		w.routing.Reroute()
+		return
+	}
+	w.routes[part].Reroute()
+}
 
 // config is the fabric of one job on the network.
 func (w *network) config() fabric.Config {

@@ -179,22 +179,19 @@ type routing struct {
 	// candWorking caches workingCandidates (the new tables' nearest
 	// working global links) by source Aries x groups + destination group.
 	candWorking map[int64]candidateSet
-	// parted: this is a partition's routing (network.cut), which judges
-	// the links of other partitions failed by their failure times.
-	parted bool
 }
 
-// down says whether link c is missing or out of service as the routing
-// sees it now: in a partition, by its failure time (fabric
-// Channel.FailedAt), which no partition writes.
+// down says whether link c, perhaps of another partition's Aries, is
+// missing or out of service as the routing sees it now (fabric
+// Channel.FailedAt).
 func (rt *routing) down(c *fabric.Channel) bool {
 	switch {
 	case c == nil:
 		return true
-	case rt.parted:
-		return c.FailedAt(rt.clock.Now())
+	case rt.clock == nil:
+		return c.Failed()
 	}
-	return c.Failed()
+	return c.FailedAt(rt.clock.Now())
 }
 
 // A port's bit in routing.cabled fits a word.

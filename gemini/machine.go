@@ -86,10 +86,6 @@ type tables struct {
 	// in[h] are the Geminis with a working connection to Gemini h, for
 	// dist; made when first needed after each re-route.
 	in [][]int32
-	// now is the time at the routers of the tables' partition, nil on
-	// one kernel: a partition judges another's connections failed by
-	// their failure times (fabric.Channel.FailedAt).
-	now func() fabric.Time
 }
 
 func newNetwork(opts options) *network { return &network{opts: opts, tables: make([]tables, 1)} }
@@ -105,16 +101,7 @@ func (w *network) partitioning(*fabric.Machine) fabric.Partitioning {
 }
 
 // cut gives each partition its own re-routed tables.
-func (w *network) cut(parts []*fabric.Machine) {
-	w.tables = make([]tables, len(parts))
-	for i, m := range parts {
-		w.tables[i].now = m.Kernel().Now
-	}
-}
-
-// ReroutePart puts partition part's new tables into effect
-// (fabric.PartRerouter).
-func (w *network) ReroutePart(part int) { w.tables[part].reroute() }
+func (w *network) cut(parts []*fabric.Machine) { w.tables = make([]tables, len(parts)) }
 
 // config is the fabric of one job on the network.
 func (w *network) config() fabric.Config {

@@ -35,19 +35,19 @@ func (w *network) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 		tb = &w.tables[r.Partition()]
 	}
 	if tb.rerouted && p.Route[0] == onTables {
-		return w.tableRoute(tb, r.ID, p, nil)
+		return w.tableRoute(tb, r, p, nil)
 	}
 	if p.Adaptive {
 		c := w.adaptive(r.ID, p)
 		if c == nil && tb.rerouted {
 			p.Route[0] = onTables
-			c = w.tableRoute(tb, r.ID, p, nil)
+			c = w.tableRoute(tb, r, p, nil)
 		}
 		return c
 	}
 	c := w.deterministic(r.ID, p)
 	if tb.rerouted {
-		return w.tableRoute(tb, r.ID, p, c)
+		return w.tableRoute(tb, r, p, c)
 	}
 	if c == nil || c.Failed() {
 		return nil
@@ -109,23 +109,13 @@ func (w *network) adaptive(g int, p *fabric.Packet) *fabric.Channel {
 }
 
 // Reroute puts the management software's new routing tables into effect
-// (fabric.Rerouter): from now on deterministic routes, and adaptive ones
-// that find no minimal way, avoid every failed connection.
-func (w *network) Reroute() { w.tables[0].reroute() }
-
-func (tb *tables) reroute() {
+// for partition part's Geminis (fabric.Rerouter): from now on
+// deterministic routes, and adaptive ones that find no minimal way, avoid
+// every failed connection.
+func (w *network) Reroute(part int) {
+	tb := &w.tables[part]
 	tb.rerouted = true
 	tb.dist, tb.in = nil, nil
-}
-
-// down says whether connection c is out of service as the tables'
-// routers see it now: on one kernel its flag, in a partition its failure
-// time.
-func (tb *tables) down(c *fabric.Channel) bool {
-	if tb.now == nil {
-		return c.Failed()
-	}
-	return c.FailedAt(tb.now())
 }
 
 // onTables marks a packet that follows the re-routed tables to its
@@ -133,17 +123,18 @@ func (tb *tables) down(c *fabric.Channel) bool {
 // back towards a failed connection.
 const onTables = 1
 
-// tableRoute is the re-routed tables' way on from Gemini g: a working
+// tableRoute is the re-routed tables' way on from Gemini r: a working
 // connection to a Gemini one hop nearer p's destination, the dimension
 // order's own choice if it is one, else the first in dimension order (x,
 // y, z; + before -; among parallel connections from the one the packet's
 // hash chooses); nil if the destination is cut off.
-func (w *network) tableRoute(tb *tables, g int, p *fabric.Packet, preferred *fabric.Channel) *fabric.Channel {
-	dist := w.distTo(tb, int(p.DstRouter))
+func (w *network) tableRoute(tb *tables, r *fabric.Router, p *fabric.Packet, preferred *fabric.Channel) *fabric.Channel {
+	g, now := r.ID, r.Now()
+	dist := w.distTo(tb, now, int(p.DstRouter))
 	if dist[g] <= 0 {
 		return nil
 	}
-	next := func(c *fabric.Channel) bool { return c != nil && !tb.down(c) && dist[c.To().ID] == dist[g]-1 }
+	next := func(c *fabric.Channel) bool { return c != nil && !c.FailedAt(now) && dist[c.To().ID] == dist[g]-1 }
 	if next(preferred) {
 		return preferred
 	}
@@ -159,9 +150,10 @@ func (w *network) tableRoute(tb *tables, g int, p *fabric.Packet, preferred *fab
 	return nil
 }
 
-// distTo is every Gemini's distance in hops to Gemini d over the working
-// connections (-1: no way), by a breadth-first search back from d.
-func (w *network) distTo(tb *tables, d int) []int32 {
+// distTo is every Gemini's distance in hops to Gemini d over the
+// connections working at time now, as tb's partition sees them (-1: no
+// way), by a breadth-first search back from d.
+func (w *network) distTo(tb *tables, now fabric.Time, d int) []int32 {
 	if dist, ok := tb.dist[d]; ok {
 		return dist
 	}
@@ -175,7 +167,7 @@ func (w *network) distTo(tb *tables, d int) []int32 {
 			for dim := range w.out[g] {
 				for _, conns := range w.out[g][dim] {
 					for _, c := range conns {
-						if !tb.down(c) {
+						if !c.FailedAt(now) {
 							h := c.To().ID
 							tb.in[h] = append(tb.in[h], int32(g))
 						}

@@ -73,7 +73,7 @@ import (
 // list of faults, which Build made: the owner of a channel (its sending
 // router's partition) takes it out of service, each partition quiesces
 // and releases its own routers and channels and puts its own copy of the
-// new tables into effect (PartRerouter), and a router of any partition
+// new tables into effect (Rerouter), and a router of any partition
 // judges a link failed by its failure time (Channel.FailedAt), which no
 // partition writes (docs/parallel-kernel.md, "Link faults in
 // partitions").
@@ -85,18 +85,13 @@ import (
 
 // Rerouter is implemented by a Topology whose deterministic routes can be
 // recomputed to avoid the failed links: the management software's new
-// routing tables. Reroute is called when they take effect.
+// routing tables. Reroute is called when they take effect, for the
+// routers of partition part (0 when the run is not partitioned): in a
+// partitioned run each partition calls it for its own at the same time,
+// and the Topology keeps the state of the new tables (its caches of
+// them) per partition.
 type Rerouter interface {
-	Reroute()
-}
-
-// PartRerouter is implemented by a Topology that keeps the state of its
-// re-routed tables per partition (the routing's caches of them), for a
-// partitioned run with links failing: ReroutePart puts the new tables
-// into effect for the routers of partition part, and is called by that
-// partition, at the time every partition calls it for its own.
-type PartRerouter interface {
-	ReroutePart(part int)
+	Reroute(part int)
 }
 
 // MaxReroutePause is the longest re-route pause a machine takes
@@ -289,21 +284,15 @@ func (m *Machine) fail(cs []*Channel) {
 	}
 }
 
-// reroute puts the Topology's new tables into effect: in a partitioned
-// run, this partition's (PartRerouter), each partition at the same time;
+// reroute puts the Topology's new tables into effect for this partition's
+// routers (in a partitioned run each partition does at the same time);
 // partition 0 counts the re-route.
 func (m *Machine) reroute() {
 	if m.part == 0 {
 		m.stats.Reroutes++
 	}
-	if m.parts != nil {
-		if r, ok := m.topo.(PartRerouter); ok {
-			r.ReroutePart(m.part)
-		}
-		return
-	}
 	if r, ok := m.topo.(Rerouter); ok {
-		r.Reroute()
+		r.Reroute(m.part)
 	}
 }
 

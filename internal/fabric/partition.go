@@ -67,9 +67,6 @@ func (m *Machine) partition(j *simnet.Job) error {
 	case m.cfg.Partitioning == nil:
 		return refuse("this network cannot be run in partitions")
 	}
-	if _, ok := m.topo.(PartRerouter); !ok && len(m.faultList) > 0 {
-		return refuse("this network cannot re-route in partitions: links failing in the run (the fail option with @time) need one kernel")
-	}
 	pt := m.cfg.Partitioning(m)
 	m.cutHook = pt.Cut
 	if pt.N < 1 || pt.Part == nil || pt.Lookahead <= 0 {
