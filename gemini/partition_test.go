@@ -36,7 +36,7 @@ func TestPartitionedSameForAnyWorkers(t *testing.T) {
 func TestPartitionedFaults(t *testing.T) {
 	p := integrity.Params{MinBytes: 8, MaxBytes: 4096, Factor: 8, Adds: 16, Rounds: 1}
 	for _, routing := range []string{"by-order", "adaptive"} {
-		opts := map[string]string{"torus": "2x2x2", "routing": routing, "fail": "0:x:+:0@75us;1:x:+:1@80us;2:x:+:0:2@60us", "reroute_pause": "20us"}
+		opts := map[string]string{"torus": "2x2x2", "routing": routing, "fail": "0:x:+:0@80us;1:x:+:1@85us;2:x:+:0:2@65us", "reroute_pause": "20us"}
 		one, part := simtest.FaultsSameForAnyWorkers(t, faultCfg(opts), p, 1, 2)
 		c := part.Report.Counters
 		t.Logf("routing=%s: one kernel ends at %v (%d lost, %d retries), partitions at %v (%d lost, %d retries)", routing,

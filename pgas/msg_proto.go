@@ -388,6 +388,7 @@ func (m *msgState) advance(r *msgReq) (bool, error) {
 			}
 			k := min(m.p.e1, n-r.next)
 			copy(m.slotBytes(s), r.buf[r.next:r.next+k])
+			m.pe.eng.ChargeCopy(int(k))
 			a[aMemID] = int32(m.slots.h.ID)
 			a.set64(aMemLo, m.slots.h.Bytes)
 			a.set64(aOffLo, int64(s)*m.p.e1)

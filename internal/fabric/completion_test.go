@@ -72,3 +72,84 @@ func TestCQBehindData(t *testing.T) {
 		}
 	}
 }
+
+// A short message costs a completion entry at each end, written by the
+// NICs over the host interfaces: its sender's, announcing that the
+// message left ("a common completion queue ... for announcing the
+// completion of locally originated messages"), and its receiver's
+// ("arriving short messages are signalled on a second completion
+// queue", [GASNET-GEMINI] Overview). PE 0 sends PE 2 (node 2) messages
+// and PE 2 answers with one; meanwhile every other PE waits for a message
+// that comes after, so the entries counted are those of these messages.
+func TestMessageCompletionEntries(t *testing.T) {
+	const n = 20
+	for _, backend := range []string{ringName, ringCQName} {
+		var at [4]int // entries of each node's host while PE 0 counts
+		cfg := pgas.Config{Conduit: backend, PEs: 4, PEsPerNode: 1, SegmentBytes: pgas.MinSegmentBytes}
+		err := pgas.Run(cfg, func(pe *pgas.PE) error {
+			if err := pe.Barrier(); err != nil {
+				return err
+			}
+			msg := make([]byte, 100)
+			switch pe.Rank() {
+			case 0:
+				var before [4]int
+				for i, h := range lastRing.hosts {
+					before[i] = h.entries
+				}
+				hs := make([]pgas.Handle, n)
+				for i := range hs {
+					var err error
+					if hs[i], err = pe.Isend(2, i, msg); err != nil {
+						return err
+					}
+				}
+				for _, h := range hs {
+					if err := h.Wait(); err != nil {
+						return err
+					}
+				}
+				if _, err := pe.Recv(2, n, msg); err != nil {
+					return err
+				}
+				for i, h := range lastRing.hosts {
+					at[i] = h.entries - before[i]
+				}
+				for _, r := range []int{1, 2, 3} {
+					if err := pe.Send(r, n+1, msg); err != nil {
+						return err
+					}
+				}
+			case 2:
+				for i := range n {
+					if _, err := pe.Recv(0, i, msg); err != nil {
+						return err
+					}
+				}
+				if err := pe.Send(0, n, msg); err != nil {
+					return err
+				}
+				fallthrough
+			default:
+				if _, err := pe.Recv(0, n+1, msg); err != nil {
+					return err
+				}
+			}
+			return pe.Barrier()
+		})
+		require.NoError(t, err)
+		require.Len(t, lastRing.hosts, 4)
+		// Node 0: its n messages' entries and the answer's arrival; node 2:
+		// the n arrivals, and the answer's own entry unless its
+		// acknowledgement is still on the way when PE 0 has it. Besides,
+		// the runtime's own messages from node 2 to node 0 (the active
+		// messages' credit returns, am.Stats.CreditMessages) cost one entry
+		// at each.
+		extra := at[0] - (n + 1)
+		assert.GreaterOrEqual(t, extra, 0, "%s: node 0's entries", backend)
+		assert.Less(t, extra, n/2, "%s: node 0's entries", backend)
+		assert.Contains(t, []int{n + extra, n + extra + 1}, at[2], "%s: node 2's entries", backend)
+		assert.Zero(t, at[1]+at[3], "%s: entries of the nodes not in it", backend)
+		t.Logf("%s: completion entries written while %d messages went from node 0 to node 2 and one came back: %v", backend, n, at)
+	}
+}

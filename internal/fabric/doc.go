@@ -10,7 +10,11 @@
 // and links to the target's NIC, whose receive pipeline hands them to the
 // host interface (writes, reads) or the AMO unit; each is answered by a
 // response on the way back, and the transaction completes when every
-// response is back and, for a post, its completion-queue entry is written.
+// response is back and its completion-queue entry is written. A short
+// message, and a put that asks for a destination-side event, also has the
+// target's NIC write an entry to the target PE's completion queue, behind
+// the data; the target learns of the message or the event when both are
+// visible (nic.go, writeEvent).
 // The NIC's pieces are FMA (the CPU stores each packet into the NIC), the
 // block-transfer engine (the NIC reads and sends a whole transfer), the
 // output request buffer (requests awaiting responses), the AMO unit and

@@ -103,6 +103,7 @@ func (w *ring) Route(r *fabric.Router, p *fabric.Packet) *fabric.Channel {
 type flatHost struct {
 	down, up Time
 	badLoc   int
+	entries  int // writes of one completion entry's size (ringParams.CQEntryBytes)
 }
 
 type Time = fabric.Time
@@ -115,6 +116,9 @@ func (h *flatHost) ToNIC(t Time, bytes int) Time {
 func (h *flatHost) Write(t Time, n, cnt, loc int, _ conduit.OrderingMode) (taken, visible Time) {
 	if loc != 0 {
 		h.badLoc++
+	}
+	if n == ringParams.CQEntryBytes && cnt == 1 {
+		h.entries++
 	}
 	taken = max(t, h.up)
 	h.up = taken + Time(n+8*cnt)*100*ps

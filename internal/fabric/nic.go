@@ -37,6 +37,7 @@ const (
 	nicTxServe             // the transmit pipeline takes its next packet
 	nicReadFree            // a host read's data is back: its tags free (reads.go)
 	nicAMODrain            // the AMO unit looks at its queue again (amo.go)
+	nicEvent               // a destination-side completion entry is visible
 )
 
 // nic is one node's NIC.
@@ -139,6 +140,10 @@ func (n *nic) Fire(code int32, data any) {
 	case nicAMODrain:
 		n.au.wake = false
 		n.amoDrain()
+	case nicEvent:
+		t := data.(*txn)
+		n.eventVisible(t)
+		n.m.dropPacket(t)
 	}
 }
 
@@ -308,6 +313,53 @@ func (n *nic) writeArrived(p *Packet) {
 	taken, visible := n.write(p, now, m.dstLoc(t))
 	m.k.At(taken, n, nicTx, ack)
 	m.k.At(visible, n, nicCommit, p)
+	if p.kind == pktMsg || t.remoteEvent {
+		x := t.x // made by Send or Post
+		x.evHanded++
+		if x.evHanded == t.npkts {
+			n.writeEvent(t, now)
+		}
+	}
+}
+
+// writeEvent writes the destination-side completion entry of t, a short
+// message or a put with a remote event, to the target PE's completion
+// queue at now: a posted write in t's ordering mode to the PE's own
+// memory. An arriving short message is signalled on the receiver's
+// completion queue ([GASNET-GEMINI] Overview), as is a put that asks for
+// a destination-side event ([GEMINI-WP] 2.1, 2.3). The NIC writes it
+// when all of t's packets are delivered ([GEMINI-WP] 2.5): as the last is
+// handed to the host interface, right behind it, for the NIC cannot see
+// its posted writes become visible. The target learns of t when the entry
+// is visible and its data is too (eventVisible), so the event never runs
+// ahead of the data, whatever the ordering mode lets the host reorder.
+func (n *nic) writeEvent(t *txn, now Time) {
+	m := n.m
+	_, visible := n.host.Write(now, m.p.CQEntryBytes, 1, m.dstLoc(t), t.order)
+	// The entry holds t as a packet would (usePacket), until it is seen.
+	if m.parts == nil || m == t.src.m {
+		t.refs++
+	} else {
+		t.refsT++
+	}
+	m.k.At(visible, n, nicEvent, t)
+}
+
+// eventVisible acts on t's destination-side entry (writeEvent) or its
+// last data becoming visible: with both, the target has the message or
+// the event.
+func (n *nic) eventVisible(t *txn) {
+	x := t.x
+	x.evSeen++
+	if x.evSeen < 2 {
+		return
+	}
+	switch {
+	case t.kind == pktMsg:
+		t.tep.DeliverMessage(x.msg)
+	case t.remoteEvent:
+		t.tep.RemoteEvent(t.ep.Rank(), x.remoteData)
+	}
 }
 
 // getArrived acts on a get request at the target: the host interface
@@ -416,13 +468,8 @@ func (n *nic) commit(p *Packet) {
 		}
 		n.m.hazards.writeVisible(t, p)
 		t.tCommitted++
-		if t.tCommitted == t.npkts {
-			switch {
-			case p.kind == pktMsg:
-				t.tep.DeliverMessage(t.x.msg)
-			case t.remoteEvent:
-				t.tep.RemoteEvent(t.ep.Rank(), t.x.remoteData)
-			}
+		if t.tCommitted == t.npkts && (p.kind == pktMsg || t.remoteEvent) {
+			n.eventVisible(t)
 		}
 		n.m.freePacket(p)
 	case pktData:

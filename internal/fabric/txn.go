@@ -112,6 +112,12 @@ type txnRare struct {
 	// remoteData is a put's data for the target's remote event
 	// (conduit.PostDesc.RemoteData).
 	remoteData uint64
+	// A message's or a remote-event put's destination-side completion
+	// entry (nic.writeEvent): its packets handed to the target's host
+	// interface, and which of the entry and the last data is visible
+	// (2: both).
+	evHanded int32
+	evSeen   uint8
 	// reads is a block-transfer put's reads in flight, by slot: when each
 	// is back (a get's pacing is its channel's, bte.go).
 	reads  []Time
@@ -197,7 +203,8 @@ func (m *Machine) Post(ep *simnet.Endpoint, d *conduit.PostDesc) error {
 	}
 	t.region, t.roff = d.Remote.ID, d.RemoteOffset
 	if t.remoteEvent = d.RemoteEvent; t.remoteEvent {
-		t.rare().remoteData = d.RemoteData
+		x := t.rare()
+		x.remoteData, x.evHanded, x.evSeen = d.RemoteData, 0, 0
 	}
 	switch {
 	case d.Type == conduit.AMO:
@@ -303,7 +310,7 @@ func (m *Machine) Send(ep *simnet.Endpoint, target int, msg *simnet.Message) err
 	t := m.newTxn(ep, target, ep.Ordering())
 	t.kind = pktMsg
 	x := t.rare()
-	x.msg = msg
+	x.msg, x.evHanded, x.evSeen = msg, 0, 0
 	x.msgData = append(append(make([]byte, 0, msg.Bytes()), msg.Header...), msg.Payload...)
 	t.size = int32(max(1, msg.Bytes()))
 	t.unit = 1
@@ -503,7 +510,7 @@ func (n *nic) progress(t *txn) {
 	if t.pending > 0 || t.done {
 		return
 	}
-	if t.kind == pktMsg {
+	if t.kind == pktMsg && t.status != conduit.StatusOK {
 		n.finish(t, t.status, t.detail())
 		return
 	}
@@ -518,7 +525,9 @@ func (n *nic) progress(t *txn) {
 	// The completion entry is a posted write to the PE's completion queue,
 	// made once the transaction's data is visible, in the transaction's
 	// ordering mode (under strict ordering it keeps its place among the
-	// node's writes like any other).
+	// node's writes like any other). A short message has one too: the
+	// sender's completion queue announces "the completion of locally
+	// originated messages" ([GASNET-GEMINI] Overview).
 	_, visible := n.host.Write(n.m.k.Now(), n.m.p.CQEntryBytes, 1, n.m.srcLoc(t), t.order)
 	n.m.k.At(visible, n, nicComplete, t)
 }
@@ -591,8 +600,9 @@ func (n *nic) finish(t *txn, s conduit.Status, detail string) {
 	case t.d != nil:
 		t.ep.CompleteLocal(t.d, s, detail)
 	case t.kind == pktMsg && s != conduit.StatusOK && !t.resent:
-		// A message has no completion event: its sender learns of the
-		// loss from its endpoint.
+		// A message's completion entry is the NIC's, not the runtime's
+		// (no descriptor): its sender learns of the loss from its
+		// endpoint.
 		t.ep.MessageLost(t.tep.Rank(), s, detail)
 	}
 }

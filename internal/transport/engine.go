@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -113,6 +114,11 @@ type Engine struct {
 	oneTime   map[uint32]int
 	flushBufs []byte
 
+	// coreHz is the simulated host's core clock (conduit.Caps.CoreHz), at
+	// which copies through bounce buffers are charged (ChargeCopy); 0 on a
+	// real backend.
+	coreHz float64
+
 	pollers  []Poller
 	remoteFn func(conduit.Event)
 	inPoll   bool
@@ -134,6 +140,7 @@ func New(ep conduit.Endpoint, s Settings) *Engine {
 		floatAMO: caps.FloatAMO,
 		amoOps:   caps.AMOOps,
 		evs:      make([]conduit.Event, s.PollBurst),
+		coreHz:   caps.CoreHz,
 	}
 	e.pds = pdPool{limit: s.NumPD, bounceSz: s.PDBounceBytes}
 	e.bounce = bouncePool{total: s.BounceBytes, size: s.BounceCutover}
@@ -261,6 +268,7 @@ func (e *Engine) complete(ev *conduit.Event) {
 	} else {
 		if d.copyBack != nil {
 			copy(d.copyBack, d.desc.Local)
+			e.ChargeCopy(len(d.copyBack))
 		}
 		if d.result != nil {
 			*d.result = d.desc.Result
@@ -458,4 +466,27 @@ func (e *Engine) Flush() error {
 		return err
 	}
 	return op.Err()
+}
+
+// CopyBytesPerCycle is how many bytes a core copies per cycle between a
+// bounce buffer and the program's memory: the copies the runtime makes
+// for a transfer whose local memory is not registered ([GASNET-GEMINI]
+// RDMA: "the small bounce buffer in the post descriptor is used", or an
+// allocated one; [ORDERING] IV.C: "copying via bounce-buffers has a
+// relatively small overhead"), and those of a two-sided message sent
+// through the internal buffers (pgas: a piece of at most 8 KiB, R-MPI-E1).
+// Assumed: one 8-byte load and store a cycle, a buffer of at most the
+// bounce cutover (8 KiB, R-CUT-BOUNCE) being in the core's caches. On a
+// simulated network the copy is the PE's CPU time (ChargeCopy); on a real
+// backend it takes the time it takes.
+const CopyBytesPerCycle = 8
+
+// ChargeCopy charges the PE the CPU time of copying n bytes between its
+// memory and a pre-registered buffer (a bounce buffer, or a two-sided
+// message's internal buffer), at the simulated core's clock.
+func (e *Engine) ChargeCopy(n int) {
+	if e.coreHz > 0 && n > 0 {
+		cycles := float64((n + CopyBytesPerCycle - 1) / CopyBytesPerCycle)
+		e.ep.Charge(conduit.Time(math.Round(cycles * float64(conduit.Second) / e.coreHz)))
+	}
 }

@@ -1798,3 +1798,73 @@ func TestBlockingThroughPostSync(t *testing.T) {
 		return nil
 	}))
 }
+
+// charging is a backend with a simulated core clock that records the CPU
+// time the runtime charges.
+type charging struct {
+	conduit.Endpoint
+	hz      float64
+	charged conduit.Time
+}
+
+func (c *charging) Caps() conduit.Caps {
+	caps := c.Endpoint.Caps()
+	caps.CoreHz = c.hz
+	return caps
+}
+
+func (c *charging) Charge(d conduit.Time) { c.charged += d }
+
+// A transfer through a bounce buffer charges the PE the copy between the
+// bounce buffer and its memory, CopyBytesPerCycle a cycle at the core's
+// clock (a put's copy in when it is posted, a get's copy out when it
+// completes), whether it goes through the descriptor's own bounce buffer
+// or one of the pool's; a transfer in registered memory, or by a one-time
+// registration, copies nothing and is charged nothing; a real backend
+// (no core clock) is charged nothing either.
+func TestBounceCopyCharged(t *testing.T) {
+	cases := []struct {
+		n     int
+		inSeg bool
+		want  conduit.Time // at 1 GHz: one cycle a nanosecond
+	}{
+		{8, false, 1 * conduit.Nanosecond},
+		{64, false, 8 * conduit.Nanosecond},
+		{65, false, 9 * conduit.Nanosecond},
+		{1000, false, 125 * conduit.Nanosecond},
+		{1025, false, 0}, // one-time registration
+		{1000, true, 0},
+	}
+	for _, typ := range []conduit.PostType{conduit.Put, conduit.Get} {
+		for _, hz := range []float64{1e9, 0} {
+			t.Run(fmt.Sprintf("%v/hz=%v", typ, hz), func(t *testing.T) {
+				smptest.RunJob(t, jobConfig(2, true), onRank0(func(ep conduit.Endpoint) error {
+					c := &charging{Endpoint: ep, hz: hz}
+					e := New(c, testSettings())
+					for i, cs := range cases {
+						buf := make([]byte, cs.n)
+						if cs.inSeg {
+							buf = ep.Segment()[1024 : 1024+cs.n]
+						}
+						c.charged = 0
+						var err error
+						if typ == conduit.Put {
+							err = putWait(e, 1, 8192, buf)
+						} else {
+							err = getWait(e, 1, 8192, buf)
+						}
+						if err != nil {
+							return err
+						}
+						want := cs.want
+						if hz == 0 {
+							want = 0
+						}
+						assert.Equal(t, want, c.charged, "case %d: %d bytes, in the segment %v", i, cs.n, cs.inSeg)
+					}
+					return nil
+				}))
+			})
+		}
+	}
+}

@@ -264,6 +264,7 @@ func (e *Engine) localMem(d *pd, t conduit.PostType, buf []byte) ([]byte, error)
 	if &local[0] != &buf[0] {
 		if t == conduit.Put {
 			copy(local, buf)
+			e.ChargeCopy(len(buf))
 		} else {
 			d.copyBack = buf
 		}
