@@ -321,9 +321,10 @@ const (
 	// RegisterPerPage it makes the 0.9 us of registering a single 4 KB
 	// page alone (MOP III.B).
 	RegisterCall = 700 * ns
-	// RegisterPerPage is the part per 4 KB page (pinning it and writing
-	// its translation). Assumed: MOP Figure 6's curves are not in the
-	// text.
+	// RegisterPerPage is the part per 4 KB page: pinning it and writing
+	// its translation, a 4-byte entry of the host's GART table ([GNI-SRC]
+	// cgm.h, cgm_set_gatt_pageaddr; see RegisterPages). Assumed: MOP
+	// Figure 6's curves are not in the text.
 	RegisterPerPage = 200 * ns
 	// RegisterHandoff is the extra time each waiting registration pays
 	// when the driver's lock passes to it. Set from G-REG: 24 concurrent
@@ -332,21 +333,33 @@ const (
 	// PageBytes is the page size of registrations of memory outside the
 	// segment: 4 KB, the size [ORDERING] III.B measures.
 	PageBytes = 4096
-	// RegisterPages is the number of page entries of the node's memory
-	// translation table: "the number of pages that can be registered is
+	// RegisterPages is the number of page entries of the node's table of
+	// 4 KB pages: "the number of pages that can be registered is
 	// typically fixed among all running processes" and with 4 KB pages
 	// "only a fraction of the total physical memory can be registered
-	// (<800MB) per node" ([ORDERING] III.B). Assumed: 2^17 entries, 512
-	// MiB of 4 KB pages, a power of two under that bound (the table's
-	// size is not stated). A registration beyond it fails; the runtime
-	// then moves the transfer through bounce buffers (G-REG-LIMIT).
+	// (<800MB) per node" ([ORDERING] III.B). The NIC translates only
+	// pages of 128 KiB and more itself (its memory relocation table:
+	// SegmentEntries); a 4 KB page is mapped through the host's GART
+	// aperture instead, an entry of the GART's table per page, reserved
+	// for the NIC's driver by Cray's GART manager ([GNI-SRC] ghal_pub.h,
+	// GHAL_GART_GET_ADDR; cgm.h), so the aperture's share bounds what can
+	// be registered. Assumed: 2^17 entries, 512 MiB of 4 KB pages, a
+	// power of two under that bound (the share's size is not stated). A
+	// registration beyond it fails; the runtime then moves the transfer
+	// through bounce buffers (G-REG-LIMIT).
 	RegisterPages = 1 << 17
 	// SegmentPageBytes is the page size of the segments, registered at job
 	// start: one entry maps a 2 MiB huge page. Assumed: [ORDERING] III.B
 	// and Figure 6 register with page sizes other than 4 KB, and with 4 KB
 	// pages the default segments of 24 PEs (64 MiB each) would not fit the
-	// table.
+	// table; 2 MiB is one of the memory relocation table's page sizes
+	// (128 KiB to 1 GiB, [GNI-SRC] ghal_pub.h).
 	SegmentPageBytes = 2 << 20
+	// SegmentEntries is the number of entries of the NIC's memory
+	// relocation table, which maps the segments' huge pages, one entry a
+	// page, apart from the GART's 4 KB pages: 16,384 ([GNI-SRC]
+	// gemini_hw.h, GHAL_MRT_MAX_NUMBER), 32 GiB of 2 MiB pages per node.
+	SegmentEntries = 16 * 1024
 )
 
 // params are the model's parameters as the fabric takes them.
@@ -404,6 +417,7 @@ var params = fabric.Params{
 	RegisterPages:   RegisterPages,
 
 	SegmentPageBytes: SegmentPageBytes,
+	SegmentEntries:   SegmentEntries,
 
 	HostReadTags: HostReadTags,
 }

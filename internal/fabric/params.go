@@ -161,6 +161,12 @@ type Params struct {
 	// processes; 0: no limit. SegmentPageBytes is the page size of the
 	// segments, registered at job start (0: PageBytes).
 	RegisterPages, SegmentPageBytes int64
+	// SegmentEntries, when above 0, is the number of entries of a second
+	// table, of the segments' pages alone: a NIC that translates pages of
+	// the segments' size in a table of its own, apart from the one of
+	// PageBytes pages (RegisterPages). 0: the segments take entries of
+	// RegisterPages' table.
+	SegmentEntries int64
 
 	// HostReadTags is how many reads of host memory a NIC may have
 	// outstanding at once: the tags its non-posted host-interface reads
@@ -201,8 +207,8 @@ func (p *Params) validate() error {
 		return fmt.Errorf("input buffers of %d units per VC and %d shared", p.InputBufferUnits, p.SharedInputUnits)
 	case p.FMAStoreBuffers < 0:
 		return fmt.Errorf("%d FMA store buffers per core", p.FMAStoreBuffers)
-	case p.RegisterPages < 0 || p.SegmentPageBytes < 0:
-		return fmt.Errorf("a translation table of %d pages, segment pages of %d bytes: negative", p.RegisterPages, p.SegmentPageBytes)
+	case p.RegisterPages < 0 || p.SegmentPageBytes < 0 || p.SegmentEntries < 0:
+		return fmt.Errorf("a translation table of %d pages, segment pages of %d bytes, a segment table of %d entries: negative", p.RegisterPages, p.SegmentPageBytes, p.SegmentEntries)
 	case p.HostReadTags < 0:
 		return fmt.Errorf("%d host read tags", p.HostReadTags)
 	case p.CoarsePackets < 1 || p.CoarseBytes < 0:

@@ -8,17 +8,20 @@ import (
 )
 
 // Memory registration ([ORDERING] III.B). A registration pins its pages
-// and writes one translation entry per page into the node's NIC; the
+// and writes one translation entry per page into the node's table; the
 // driver serialises registrations (and deregistrations) per node, and the
 // node's table of entries is fixed and shared by all its processes
-// (Params.RegisterPages). The segments take their entries at job start.
+// (Params.RegisterPages). The segments take their entries at job start,
+// in that table or, on a NIC with a table of its own for the segments'
+// larger pages, in that one (Params.SegmentEntries).
 
 // regPages is the number of pages of size page bytes spans.
 func regPages(bytes, page int64) int64 { return (bytes + page - 1) / page }
 
 // registerSegments takes the translation entries of every PE's segment,
 // registered at job start, and refuses a job whose segments alone do not
-// fit a node's table.
+// fit a node's table: the segments' own table (Params.SegmentEntries)
+// when the NIC has one, else the table of registrations.
 func (m *Machine) registerSegments(j *simnet.Job) error {
 	m.regUsed = make([]int64, j.Nodes())
 	pes := make([]int, j.Nodes())
@@ -30,6 +33,9 @@ func (m *Machine) registerSegments(j *simnet.Job) error {
 		if err != nil {
 			return err
 		}
+		if m.p.SegmentEntries > 0 {
+			continue // in a table of their own
+		}
 		m.regUsed[node] = used
 		m.stats.RegPeak = max(m.stats.RegPeak, used)
 	}
@@ -37,16 +43,20 @@ func (m *Machine) registerSegments(j *simnet.Job) error {
 }
 
 // segmentPages is the translation entries the segments of segBytes of a
-// node's pes PEs take, or an error when they do not fit its table.
+// node's pes PEs take, or an error when they do not fit their table.
 func (m *Machine) segmentPages(node, pes int, segBytes int64) (int64, error) {
 	page := m.p.SegmentPageBytes
 	if page == 0 {
 		page = m.p.PageBytes
 	}
 	used := int64(pes) * regPages(segBytes, page)
-	if lim := m.p.RegisterPages; lim > 0 && used > lim {
-		return 0, fmt.Errorf("%s: node %d: registering the %d-byte segments of its %d PEs needs %d pages of %d bytes, more than the %d of the NIC's translation table (%d bytes): %w",
-			m.name, node, segBytes, pes, used, page, lim, lim*page, memreg.ErrTableFull)
+	lim, table := m.p.RegisterPages, "the node's translation table"
+	if m.p.SegmentEntries > 0 {
+		lim, table = m.p.SegmentEntries, "the table of segment pages"
+	}
+	if lim > 0 && used > lim {
+		return 0, fmt.Errorf("%s: node %d: registering the %d-byte segments of its %d PEs needs %d pages of %d bytes, more than the %d of %s (%d bytes): %w",
+			m.name, node, segBytes, pes, used, page, lim, table, lim*page, memreg.ErrTableFull)
 	}
 	return used, nil
 }
@@ -79,7 +89,7 @@ func (m *Machine) Register(ep *simnet.Endpoint, id uint32, bytes int64, deregist
 			return err
 		}
 		free := lim - m.regUsed[node]
-		return fmt.Errorf("%s: PE %d: Register of %d bytes (%d pages of %d bytes): node %d's NIC translation table has %d of its %d pages free (%d bytes): %w",
+		return fmt.Errorf("%s: PE %d: Register of %d bytes (%d pages of %d bytes): node %d's translation table has %d of its %d pages free (%d bytes): %w",
 			m.name, ep.Rank(), bytes, n, m.p.PageBytes, node, free, lim, free*m.p.PageBytes, memreg.ErrTableFull)
 	}
 	if f := m.cfg.Registered; f != nil {

@@ -2,6 +2,7 @@ package fabric_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,4 +102,46 @@ func TestSegmentsBeyondLimitRefused(t *testing.T) {
 	require.ErrorIs(t, err, memreg.ErrTableFull)
 	_, err = fabric.Open(regConfig(32), regJob)
 	require.NoError(t, err)
+}
+
+// On a NIC with a table of its own for the segments' pages
+// (SegmentEntries), the segments take none of the registrations' table:
+// every one of its pages is left to registrations, and a job whose
+// segments do not fit their own table is refused, naming it.
+func TestSegmentTableApart(t *testing.T) {
+	const limit = 100
+	cfg := regConfig(limit)
+	cfg.Params.SegmentEntries = 32 // the two segments of a node: 2 x 16
+	j, err := fabric.Open(cfg, regJob)
+	require.NoError(t, err)
+	m := j.Net.(*fabric.Machine)
+	err = j.Run(func(c conduit.Endpoint) error {
+		ep := c.(*simnet.Endpoint)
+		if ep.Rank() != 1 {
+			return nil
+		}
+		if _, err := ep.Register(make([]byte, limit*4096)); err != nil { // all of it
+			return err
+		}
+		_, err := ep.Register(make([]byte, 1))
+		if !errors.Is(err, memreg.ErrTableFull) {
+			return fmt.Errorf("a registration of a full table: %v", err)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(limit), m.Stats().RegPeak, "the registrations' table alone")
+
+	cfg.Params.SegmentEntries = 31
+	_, err = fabric.Open(cfg, regJob)
+	require.ErrorIs(t, err, memreg.ErrTableFull)
+	assert.Contains(t, err.Error(), "needs 32 pages")
+	assert.Contains(t, err.Error(), "the 31 of the table of segment pages")
+	_, err = fabric.Plan(cfg, regJob, 0)
+	require.ErrorIs(t, err, memreg.ErrTableFull)
+
+	cfg.Params.SegmentEntries = -1
+	_, err = fabric.Open(cfg, regJob)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a segment table of -1 entries")
 }
