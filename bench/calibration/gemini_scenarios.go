@@ -528,3 +528,40 @@ func b2f(b bool) float64 {
 	}
 	return 0
 }
+
+// lowSizes and lowPPNs are G-ORD-LOWC's medium sizes and low
+// concurrencies ([ORDERING] III.A: "between 4KB and 16KB", "low
+// concurrency"): the sizes whose sweeps other rows run too.
+var (
+	lowSizes = []int{4 << 10, 16 << 10}
+	lowPPNs  = 4
+)
+
+// ordLowRow is G-ORD-LOWC: the largest gain of relaxed over strict block
+// transfer gets with up to lowPPNs PEs per node.
+func ordLowRow(s *Session) (Measurement, error) {
+	best := math.Inf(-1)
+	var parts []string
+	for _, size := range lowSizes {
+		st, err := s.sweep(pgas.OrderStrict, size)
+		if err != nil {
+			return Measurement{}, err
+		}
+		re, err := s.sweep(pgas.OrderRelaxed, size)
+		if err != nil {
+			return Measurement{}, err
+		}
+		var ppns []int
+		var gains []float64
+		for i, ppn := range studyPPNs {
+			if ppn > lowPPNs {
+				break
+			}
+			g := 100 * (re[i] - st[i]) / st[i]
+			best = math.Max(best, g)
+			ppns, gains = append(ppns, ppn), append(gains, g)
+		}
+		parts = append(parts, fmt.Sprintf("%d KiB, relaxed over strict %% by PEs/node: %s", size>>10, series(ppns, gains, "%d", "%.1f")))
+	}
+	return Measurement{Values: []float64{best}, Detail: strings.Join(parts, "; ")}, nil
+}
