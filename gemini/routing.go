@@ -82,8 +82,9 @@ func (w *network) adaptive(g int, p *fabric.Packet) *fabric.Channel {
 	var best *fabric.Channel
 	bestLoad := 0
 	k := 0
+	at, to := t.Coord(g), t.Coord(int(p.DstRouter))
 	for d := range torus.Dim(torus.DimCount) {
-		n, dir, tie := t.Delta(g, int(p.DstRouter), d)
+		n, dir, tie := t.DeltaAt(at, to, d)
 		if n == 0 {
 			continue
 		}

@@ -20,8 +20,9 @@ type Step struct {
 // differ, in the direction Delta gives (DirPlus on a tie). ok is false when
 // g == dst. It panics if g or dst is out of range.
 func (t *Torus) NextStep(g, dst int) (s Step, ok bool) {
+	a, b := t.Coord(g), t.Coord(dst)
 	for _, d := range dims {
-		n, dir, tie := t.Delta(g, dst, d)
+		n, dir, tie := t.DeltaAt(a, b, d)
 		if n == 0 {
 			continue
 		}

@@ -140,7 +140,14 @@ func (t *Torus) Neighbor(g int, d Dim, dir Dir) (int, bool) {
 // n is 0, dir is 0 and tie is false. Along an open y there is only one way,
 // never a tie. It panics if a or b is out of range or d is not a dimension.
 func (t *Torus) Delta(a, b int, d Dim) (n int, dir Dir, tie bool) {
-	from, to := t.Coord(a).At(d), t.Coord(b).At(d)
+	return t.DeltaAt(t.Coord(a), t.Coord(b), d)
+}
+
+// DeltaAt is Delta between the Geminis at coordinates a and b, which must
+// be in the torus: a router that asks along every dimension finds the two
+// coordinates once (Coord divides by the torus's sizes).
+func (t *Torus) DeltaAt(a, b Coord, d Dim) (n int, dir Dir, tie bool) {
+	from, to := a.At(d), b.At(d)
 	if from == to {
 		return 0, 0, false
 	}

@@ -632,6 +632,11 @@ func (c *Channel) giveBack(p *Packet) {
 // it. A coarse unit is a stream of packets, each of which the far end
 // drains while the next arrives: it holds one packet's space.
 func (c *Channel) creditsFor(p *Packet) int {
+	if p.cnt == 1 {
+		// A packet, not a coarse unit: its size (no division on the
+		// path of every packet's every hop).
+		return min(int(p.Size), c.m.p.InputBufferUnits)
+	}
 	return min(int((p.Size+p.cnt-1)/p.cnt), c.m.p.InputBufferUnits)
 }
 

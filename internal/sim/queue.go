@@ -90,6 +90,10 @@ const (
 	buckets   = levels * radix
 )
 
+// sameTime reads a digit's buckets from one word of full: radix must
+// divide 64 (a compile-time check).
+var _ [0]struct{} = [64 % radix]struct{}{}
+
 // bucket is the bucket of key e above floor last.
 func bucket(e, last uint64) int {
 	level := (bits.Len64(e^last) - 1) / radixBits
@@ -153,27 +157,23 @@ func (q *queue) sameTime(e uint64) bool {
 		return q.len() > 0 && q.min()>>slotBits == e>>slotBits
 	}
 	const low = slotBits / radixBits * radix // buckets of the digits wholly below slotBits
-	for j := 0; j < low; j += 64 {
-		w := q.full[j/64]
-		if rest := low - j; rest < 64 {
-			w &= 1<<rest - 1
-		}
-		if w != 0 {
+	for w := range low / 64 {
+		if q.full[w] != 0 {
 			return true
 		}
 	}
+	if low%64 != 0 && q.full[low/64]&(1<<(low%64)-1) != 0 {
+		return true
+	}
 	// The digit slotBits falls in: its values whose bits from slotBits
-	// up are e's.
+	// up are e's, width buckets from first. width divides radix, which
+	// divides 64, so they lie in one word of full.
 	const shift = slotBits % radixBits
+	const width = 1 << shift
 	level := slotBits / radixBits
 	d := int(e>>(level*radixBits)) % radix
 	first := low + d>>shift<<shift
-	for j := first; j < first+1<<shift; j++ {
-		if q.full[j/64]&(1<<(j%64)) != 0 {
-			return true
-		}
-	}
-	return false
+	return q.full[first/64]>>(first%64)&(1<<width-1) != 0
 }
 
 // pop takes the least pending key; the queue must not be empty.
