@@ -175,8 +175,9 @@ func (t *Torus) DeltaAt(a, b Coord, d Dim) (n int, dir Dir, tie bool) {
 // out of range.
 func (t *Torus) Hops(a, b int) int {
 	h := 0
+	ca, cb := t.Coord(a), t.Coord(b)
 	for _, d := range dims {
-		n, _, _ := t.Delta(a, b, d)
+		n, _, _ := t.DeltaAt(ca, cb, d)
 		h += n
 	}
 	return h
