@@ -160,8 +160,11 @@ type routing struct {
 	// in at most candSlots slots (candidateCacheSlots when 0).
 	candCache []candidateEntry
 	candSlots int64
-	// cand are buffers for the candidate paths.
-	cand [MinimalCandidates + NonMinimalCandidates]Path
+	// cand are buffers for the candidate paths, draws the random draws
+	// they are made from (bestCandidate): a non-minimal one's via, up and
+	// down, a minimal one's in its second.
+	cand  [MinimalCandidates + NonMinimalCandidates]Path
+	draws [MinimalCandidates + NonMinimalCandidates][3]uint64
 	// minimalRoutes and nonMinimalRoutes count the routes chosen at the
 	// source, rerouted and reroutedNonMinimal the routes chosen again
 	// after it (for tests and studies).
@@ -332,39 +335,127 @@ func (rt *routing) choose(src int, p *fabric.Packet) bool {
 // failed link, or, when limit is not negative, none costs less than
 // limit. With every candidate ruled out it draws again, up to retries
 // times.
+//
+// Where no link can fail, a candidate is first made only as far as its
+// cost reads it, up to its first global hop (candidateHead), and the one
+// chosen is then made whole from the same draws: the choice is the one
+// the whole routes give, as long as the hops left out are cabled, which
+// the chosen route's are checked to be (if one were not, the choice is
+// made again from the whole routes).
 func (rt *routing) bestCandidate(src, dst int, first LinkClass, limit, retries int) (best, bestCost, bestSplit int) {
 	best, bestCost, bestSplit = -1, limit, -1
+	heads := rt.fab != nil && !rt.fab.MayFail() && !rt.newTables
 	rng := &rt.rngs[src]
 	for try := 0; try <= retries && best < 0; try++ {
 		for k := range rt.cand {
-			nonMinimal := k >= MinimalCandidates
-			if !nonMinimal && rt.valiant {
+			if k < MinimalCandidates && rt.valiant {
 				continue
 			}
-			split := -1
-			path := rt.cand[k][:0]
-			if nonMinimal {
-				path, split = rt.nonMinimal(path, src, dst, rng.Uint64(), rng.Uint64(), rng.Uint64())
+			d := &rt.draws[k]
+			if k >= MinimalCandidates {
+				d[0], d[1], d[2] = rng.Uint64(), rng.Uint64(), rng.Uint64()
 			} else {
-				path = rt.minimal(path, src, dst, rng.Uint64())
+				d[1] = rng.Uint64()
 			}
-			rt.cand[k] = path
-			if len(path) > 0 && path[0].Class < first {
-				continue
-			}
-			cost, ok := rt.cost(path)
-			if !ok {
-				continue
-			}
-			if nonMinimal {
-				cost += rt.bias
-			}
-			if (best < 0 && bestCost < 0) || cost < bestCost {
-				best, bestCost, bestSplit = k, cost, split
+		}
+		best, bestCost, bestSplit = rt.weigh(src, dst, first, limit, heads)
+		if heads && best >= 0 {
+			var path Path
+			path, bestSplit = rt.candidate(best, src, dst)
+			if !rt.allCabled(path) {
+				best, bestCost, bestSplit = rt.weigh(src, dst, first, limit, false)
 			}
 		}
 	}
 	return best, bestCost, bestSplit
+}
+
+// weigh makes the candidates of the draws in rt.draws into rt.cand, only
+// their heads (candidateHead) if heads, and returns the least loaded as
+// bestCandidate does; with heads, the split it returns is not yet known.
+func (rt *routing) weigh(src, dst int, first LinkClass, limit int, heads bool) (best, bestCost, bestSplit int) {
+	best, bestCost, bestSplit = -1, limit, -1
+	for k := range rt.cand {
+		nonMinimal := k >= MinimalCandidates
+		if !nonMinimal && rt.valiant {
+			continue
+		}
+		var path Path
+		split := -1
+		if heads {
+			path = rt.candidateHead(k, src, dst)
+		} else {
+			path, split = rt.candidate(k, src, dst)
+		}
+		if len(path) > 0 && path[0].Class < first {
+			continue
+		}
+		cost, ok := rt.cost(path)
+		if !ok {
+			continue
+		}
+		if nonMinimal {
+			cost += rt.bias
+		}
+		if (best < 0 && bestCost < 0) || cost < bestCost {
+			best, bestCost, bestSplit = k, cost, split
+		}
+	}
+	return best, bestCost, bestSplit
+}
+
+// candidate makes candidate k of the draws in rt.draws into rt.cand[k]
+// and returns it and its split (nonMinimal's; -1 for a minimal one).
+func (rt *routing) candidate(k, src, dst int) (Path, int) {
+	d := &rt.draws[k]
+	path, split := rt.cand[k][:0], -1
+	if k >= MinimalCandidates {
+		path, split = rt.nonMinimal(path, src, dst, d[0], d[1], d[2])
+	} else {
+		path = rt.minimal(path, src, dst, d[1])
+	}
+	rt.cand[k] = path
+	return path, split
+}
+
+// candidateHead makes candidate k as far as its cost reads it (the hops
+// up to its first global hop, or all of it if it has none) into
+// rt.cand[k], hop for hop as candidate makes them.
+func (rt *routing) candidateHead(k, src, dst int) Path {
+	d := &rt.draws[k]
+	path := rt.cand[k][:0]
+	if k < MinimalCandidates {
+		path = rt.minimalHead(path, src, dst, d[1])
+	} else {
+		a, _ := rt.intermediate(src, dst, d[0])
+		path = rt.minimalHead(path, src, a, d[1])
+		if src/AriesPerGroup == a/AriesPerGroup {
+			// No global hop yet: the second part's head.
+			path = rt.minimalHead(path, a, dst, d[2])
+		}
+	}
+	rt.cand[k] = path
+	return path
+}
+
+// minimalHead is minimal's path as far as its global hop (all of it
+// within a group).
+func (rt *routing) minimalHead(path Path, src, dst int, r uint64) Path {
+	if src/AriesPerGroup == dst/AriesPerGroup {
+		return rt.minimal(path, src, dst, r)
+	}
+	i, choice := rt.minimalChoice(src, dst, r)
+	return rt.df.AppendMinimalViaHead(path, src, dst, i, choice)
+}
+
+// allCabled says whether every hop of path has a link.
+func (rt *routing) allCabled(path Path) bool {
+	for _, h := range path {
+		if rt.cabled[h.From]>>h.FromPort&1 == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // reconsider makes the adaptive choice again at Aries a, after the source,
@@ -427,12 +518,22 @@ func (rt *routing) minimal(path Path, src, dst int, r uint64) Path {
 	if gs == gd {
 		return d.AppendMinimal(path, src, dst, dragonfly.GreenFirst(r%BlackLinksPerPeer, 0))
 	}
-	cs := rt.candidates(src, gd)
+	if rt.newTables && rt.workingCandidates(src, gd).n == 0 {
+		return path // no working global link to the group: no path
+	}
+	i, choice := rt.minimalChoice(src, dst, r)
+	return d.AppendMinimalVia(path, src, dst, i, choice)
+}
+
+// minimalChoice is the global link and the lanes minimal chooses by r
+// from Aries src to Aries dst of another group, which must be reachable.
+func (rt *routing) minimalChoice(src, dst int, r uint64) (link int, choice uint64) {
+	gd := dst / AriesPerGroup
+	var cs candidateSet
 	if rt.newTables {
 		cs = rt.workingCandidates(src, gd)
-		if cs.n == 0 {
-			return path // no working global link to the group: no path
-		}
+	} else {
+		cs = rt.candidates(src, gd)
 	}
 	n := uint64(cs.n)
 	i := int(r % n)
@@ -441,7 +542,7 @@ func (rt *routing) minimal(path Path, src, dst int, r uint64) Path {
 	}
 	r /= n
 	// The source segment's lane, then the destination segment's.
-	return d.AppendMinimalVia(path, src, dst, i, dragonfly.GreenFirst(r%BlackLinksPerPeer, r/BlackLinksPerPeer%BlackLinksPerPeer))
+	return i, dragonfly.GreenFirst(r%BlackLinksPerPeer, r/BlackLinksPerPeer%BlackLinksPerPeer)
 }
 
 // candidateRoom is the least room a cache slot's list of candidates is
@@ -552,6 +653,15 @@ func (rt *routing) workingCandidates(src, gd int) candidateSet {
 // source's and the destination's, or the destination's if there is no
 // other.
 func (rt *routing) nonMinimal(path Path, src, dst int, via, up, down uint64) (Path, int) {
+	a, _ := rt.intermediate(src, dst, via)
+	path = rt.minimal(path, src, a, up)
+	split := len(path)
+	return rt.minimal(path, a, dst, down), split
+}
+
+// intermediate is nonMinimal's intermediate Aries, chosen by via, and its
+// group.
+func (rt *routing) intermediate(src, dst int, via uint64) (a, g int) {
 	d := rt.df
 	g, gd := src/AriesPerGroup, dst/AriesPerGroup
 	switch groups := d.Groups(); {
@@ -572,10 +682,7 @@ func (rt *routing) nonMinimal(path Path, src, dst int, via, up, down uint64) (Pa
 		}
 	}
 	chassis, _ := d.ChassisInGroup(g)
-	a := g*AriesPerGroup + int(via%uint64(chassis*AriesPerChassis))
-	path = rt.minimal(path, src, a, up)
-	split := len(path)
-	return rt.minimal(path, a, dst, down), split
+	return g*AriesPerGroup + int(via%uint64(chassis*AriesPerChassis)), g
 }
 
 // cost is a candidate path's load as the source Aries sees it: the load

@@ -394,3 +394,57 @@ func TestRerouteKeepsVCOrder(t *testing.T) {
 		}
 	}
 }
+
+// The adaptive routing weighs its candidates by their heads, up to their
+// first global hop (routing.weigh with heads), and makes only the chosen
+// one whole: over random loads, pairs and draws, the heads are the whole
+// candidates' first hops, and the choice, its cost and its route are
+// those of weighing the whole candidates.
+func TestCandidateHeadsChooseAsWholeRoutes(t *testing.T) {
+	w, _ := netTestNetwork(t, 16*NodesPerGroup, map[string]string{"groups": "16"})
+	rt := &w.routing
+	rng := rand.New(rand.NewPCG(netTestSeed, 9))
+	aries := len(rt.routers)
+	for a := range aries {
+		for port := range NetworkPortsPerAries {
+			if rt.out[a][port] != nil {
+				rerouteLoad(w, a, port, rng.IntN(40))
+			}
+		}
+	}
+	chose := [2]int{}
+	for range 5000 {
+		src, dst := rng.IntN(aries), rng.IntN(aries)
+		first := LinkClass(rng.IntN(int(LinkGlobal) + 1))
+		limit := -1
+		if rng.IntN(2) == 0 {
+			limit = rng.IntN(60)
+		}
+		for k := range rt.draws {
+			rt.draws[k] = [3]uint64{rng.Uint64(), rng.Uint64(), rng.Uint64()}
+		}
+		best, cost, split := rt.weigh(src, dst, first, limit, false)
+		var whole [len(rt.cand)]Path
+		for k := range rt.cand {
+			whole[k] = slices.Clone(rt.cand[k])
+		}
+		hBest, hCost, _ := rt.weigh(src, dst, first, limit, true)
+		for k := range rt.cand {
+			head := rt.cand[k]
+			require.LessOrEqual(t, len(head), len(whole[k]))
+			require.Equal(t, whole[k][:len(head)], head, "candidate %d from %d to %d: its head", k, src, dst)
+		}
+		require.Equal(t, best, hBest, "from %d to %d", src, dst)
+		require.Equal(t, cost, hCost, "from %d to %d", src, dst)
+		if best < 0 {
+			continue
+		}
+		chose[min(best/MinimalCandidates, 1)]++
+		path, hSplit := rt.candidate(best, src, dst)
+		require.Equal(t, whole[best], path)
+		require.Equal(t, split, hSplit)
+		require.True(t, rt.allCabled(path))
+	}
+	require.Positive(t, chose[0], "a minimal candidate chosen")
+	require.Positive(t, chose[1], "a non-minimal candidate chosen")
+}

@@ -148,6 +148,17 @@ func (d *Dragonfly) AppendMinimalVia(p Path, src, dst, link int, choice uint64) 
 	return d.appendVia(p, src, dst, d.globalHop(gs, gd, link), &ch)
 }
 
+// AppendMinimalViaHead appends to p the hops of MinimalVia(src, dst,
+// link, choice) up to and including its global hop, as AppendMinimalVia
+// makes them: what a source Aries weighs of a candidate route, made
+// without its destination segment.
+func (d *Dragonfly) AppendMinimalViaHead(p Path, src, dst, link int, choice uint64) Path {
+	gs, gd := src/AriesPerGroup, dst/AriesPerGroup
+	ch := chooser(choice)
+	h := d.globalHop(gs, gd, link)
+	return append(d.appendLocal(p, src, h.From, &ch), h)
+}
+
 // CandidateLinks stores in buf, ascending, the indexes (as GlobalLink
 // numbers them) of Minimal's candidate global links from Aries src to group
 // gd, those whose end in src's group is nearest src, and returns how many

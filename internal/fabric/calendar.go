@@ -46,22 +46,7 @@ func (c *Calendar) Book(t, d Time) Time {
 		copy(c.b[:c.n-1], c.b[1:c.n])
 		c.n--
 	}
-	start := max(t, c.floor)
-	for i := range c.n {
-		if c.b[i].first <= t {
-			start = max(start, c.b[i].to)
-		}
-	}
-	i := 0
-	for ; i < c.n; i++ {
-		if c.b[i].to <= start {
-			continue
-		}
-		if start+d <= c.b[i].from {
-			break
-		}
-		start = c.b[i].to
-	}
+	start, i := c.gap(t, d, c.ended(t))
 	end := start + d
 	// It merges with a booking it touches if the times asked for stay in
 	// order along the interval (so that a booking that must follow one of
@@ -88,6 +73,46 @@ func (c *Calendar) Book(t, d Time) Time {
 		c.n++
 	}
 	return end
+}
+
+// ended is how many of the first bookings end by t. The bookings, in
+// order, end in order, and those that end by t bear on nothing a booking
+// at t does (its start is at or after t): gap may skip them. A calendar,
+// whose oldest bookings leave only when it is full, holds mostly those.
+func (c *Calendar) ended(t Time) int {
+	lo, hi := 0, c.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.b[m].to <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// gap is where a booking of d at or after t goes, reading the bookings
+// from the lo-th: its start, after every booking asked for no later, in
+// the earliest gap that holds it; and the index of the first booking
+// after it.
+func (c *Calendar) gap(t, d Time, lo int) (start Time, i int) {
+	start = max(t, c.floor)
+	for i := lo; i < c.n; i++ {
+		if c.b[i].first <= t {
+			start = max(start, c.b[i].to)
+		}
+	}
+	for i = lo; i < c.n; i++ {
+		if c.b[i].to <= start {
+			continue
+		}
+		if start+d <= c.b[i].from {
+			break
+		}
+		start = c.b[i].to
+	}
+	return start, i
 }
 
 // Times is a ring of times by slot for a backend's host interface (its

@@ -1,9 +1,11 @@
 package fabric
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A calendar books the earliest gap that holds a transfer, after every
@@ -61,4 +63,44 @@ func TestTimesPieces(t *testing.T) {
 	assert.Zero(t, s.At(0))
 	assert.Zero(t, s.At(63))
 	assert.Equal(t, int64(4*8+timesPiece*8), s.Bytes(), "one piece of four")
+}
+
+// Book skips, by a binary search, the bookings that end by the time
+// asked for (Calendar.ended): over random bookings, of times both in and
+// out of order, the calendar full or not, the skipped ones change nothing
+// (gap from the first booking gives what gap from the first not ended
+// does).
+func TestCalendarSkipsEndedBookings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	skipped, full := 0, 0
+	for run := range 200 {
+		var c Calendar
+		now := Time(0)
+		for k := range 400 {
+			now += Time(rng.IntN(40))
+			at := now + Time(rng.IntN(200)) // a read's data, booked ahead
+			if rng.IntN(2) == 0 {
+				at = now // a store, now
+			}
+			d := Time(1 + rng.IntN(60))
+			if c.n == calendarBookings {
+				full++
+			}
+			lo := c.ended(at)
+			skipped += lo
+			for i := range lo {
+				require.LessOrEqual(t, c.b[i].to, at)
+			}
+			if lo < c.n {
+				require.Greater(t, c.b[lo].to, at)
+			}
+			wantStart, wantI := c.gap(at, d, 0)
+			start, i := c.gap(at, d, lo)
+			require.Equal(t, wantStart, start, "run %d, booking %d", run, k)
+			require.Equal(t, wantI, i, "run %d, booking %d", run, k)
+			c.Book(at, d)
+		}
+	}
+	require.Greater(t, skipped, 10000, "bookings ended by the time asked for")
+	require.Greater(t, full, 1000, "bookings made with the calendar full")
 }

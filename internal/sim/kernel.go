@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -77,11 +78,11 @@ type Kernel struct {
 	// slab is the event bodies, in chunks of bodyChunk made as the
 	// pending events first need them (so that growing it copies nothing
 	// and leaves no garbage); slots counts the slots made.
-	slab [][]body
+	slab []*[bodyChunk]body
 	// ties are the pending events' tie-breaks (tieBreak), by slot, in
 	// chunks as the slab's: apart from the bodies, so that gathering the
 	// events of one time reads 8 bytes a slot, eight to a cache line.
-	ties  [][]uint64
+	ties  []*[bodyChunk]uint64
 	slots uint32
 	// freeTop is the free slot made free last, plus one (0: none); each
 	// free slot's code is the one made free before it, plus one. The
@@ -100,6 +101,7 @@ type Kernel struct {
 	// firsts.
 	run   []batchEntry
 	runAt int
+	keys  []uint64 // gather's room for the keys it takes from the queue
 	batch []batchEntry
 	// readAhead is the sum of the codes of the bodies popBatch reads two
 	// events ahead of the one it returns, never used: reading a body
@@ -289,8 +291,8 @@ func (k *Kernel) newSlot() uint32 {
 	}
 	slot := k.slots
 	if slot%bodyChunk == 0 {
-		k.slab = append(k.slab, make([]body, bodyChunk))
-		k.ties = append(k.ties, make([]uint64, bodyChunk))
+		k.slab = append(k.slab, new([bodyChunk]body))
+		k.ties = append(k.ties, new([bodyChunk]uint64))
 	}
 	k.slots++
 	return slot
@@ -323,7 +325,13 @@ func (k *Kernel) next() Time {
 // earliest key's time is shared with others, they all move from the queue
 // to the batch, which gives them out in tie-break order along with those
 // scheduled for that time as they run.
-func (k *Kernel) Step() bool {
+func (k *Kernel) Step() bool { return k.step(math.MaxInt64) }
+
+// step is Step for Run, which ends the job at the simulated time limit:
+// an event later than limit is left pending and ends the job with the
+// limit's error (overLimit's), as if Run had looked at the next event's
+// time before the step; it reports true then.
+func (k *Kernel) step(limit Time) bool {
 	var slot uint32
 	switch {
 	case k.batched() > 0:
@@ -332,6 +340,11 @@ func (k *Kernel) Step() bool {
 		return false
 	default:
 		e := k.queue.pop()
+		if t := k.base + Time(e>>slotBits); t > limit {
+			k.queue.push(e) // the floor again: pending as it was
+			k.abortErr = k.limitError("simulated time limit", k.simLimit.String())
+			return true
+		}
 		slot = uint32(e & slotMask)
 		k.now = k.base + Time(e>>slotBits)
 		if k.queue.sameTime(e) {
@@ -371,9 +384,17 @@ type batchEntry struct {
 func (k *Kernel) gather(e uint64) {
 	t := e >> slotBits
 	k.run, k.runAt = append(k.run[:0], batchEntry{k.tieOf(uint32(e & slotMask)), uint32(e & slotMask)}), 0
-	for k.queue.len() > 0 && k.queue.min()>>slotBits == t {
-		s := uint32(k.queue.pop() & slotMask)
-		k.run = append(k.run, batchEntry{k.tieOf(s), s})
+	var ok bool
+	if k.keys, ok = k.queue.takeTime(k.keys[:0], e); ok {
+		for _, key := range k.keys {
+			s := uint32(key & slotMask)
+			k.run = append(k.run, batchEntry{k.tieOf(s), s})
+		}
+	} else {
+		for k.queue.len() > 0 && k.queue.min()>>slotBits == t {
+			s := uint32(k.queue.pop() & slotMask)
+			k.run = append(k.run, batchEntry{k.tieOf(s), s})
+		}
 	}
 	// The batch's heap is empty: its room is the radix sort's other
 	// buffer, and keeps what the sort grew it to.

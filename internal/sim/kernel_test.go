@@ -385,3 +385,24 @@ func TestSortByTie(t *testing.T) {
 		}
 	}
 }
+
+// Run ends the job at the simulated time limit: the events up to it run,
+// the first later one does not, and the error names the limit, the time
+// of the last event run and what each PE was doing.
+func TestRunStopsAtTheSimulatedTimeLimit(t *testing.T) {
+	k := New(1)
+	k.SetLimits(1000, 0)
+	r := &recorder{k: k}
+	for _, at := range []Time{500, 1000, 1001, 1500} {
+		k.At(at, r, 0, nil)
+	}
+	k.Spawn(func(p *Proc) error { return p.Block("a packet") })
+	err := k.Run()
+	var le *conduit.LimitError
+	require.ErrorAs(t, err, &le)
+	require.Equal(t, "simulated time limit", le.Limit)
+	require.Equal(t, Time(1000), le.At)
+	require.Equal(t, []string{"500:0:<nil>", "1000:0:<nil>"}, r.log)
+	require.Equal(t, 2, k.Pending(), "the later events are left pending")
+	require.Contains(t, err.Error(), "a packet")
+}

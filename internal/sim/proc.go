@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"iter"
+	"math"
 	"runtime/debug"
 	"sort"
 	"time"
@@ -226,7 +227,7 @@ func (k *Kernel) Run() error {
 		if k.overLimit() {
 			continue
 		}
-		if k.Step() {
+		if k.step(k.stepLimit()) {
 			continue
 		}
 		if k.allDone() {
@@ -274,19 +275,25 @@ func (k *Kernel) SetLimits(simLimit Time, wallLimit time.Duration) {
 // clock for the wall-clock limit.
 const wallCheckEvery = 4096
 
-// overLimit ends the job when the next event lies beyond the simulated
-// time limit or the wall-clock limit has passed, and reports whether it
-// did.
+// overLimit ends the job when the wall-clock limit has passed, and
+// reports whether it did (the simulated time limit is step's).
 func (k *Kernel) overLimit() bool {
-	if k.simLimit > 0 && k.queue.len() > 0 && k.next() > k.simLimit {
-		k.abortErr = k.limitError("simulated time limit", k.simLimit.String())
-		return true
-	}
 	if k.wallLimit > 0 && k.fired%wallCheckEvery == 0 && time.Since(k.wallStart) > k.wallLimit {
 		k.abortErr = k.limitError("wall-clock time limit", k.wallLimit.String())
 		return true
 	}
 	return false
+}
+
+// stepLimit is the latest time Run's next step may take an event at: the
+// simulated time limit, if set (step checks it on the event it takes,
+// rather than overLimit looking for the next event's time before every
+// step: the same check, made once).
+func (k *Kernel) stepLimit() Time {
+	if k.simLimit > 0 {
+		return k.simLimit
+	}
+	return math.MaxInt64
 }
 
 // limitError says what each PE was doing when a limit ended the job.

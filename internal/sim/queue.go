@@ -40,6 +40,7 @@ type queue struct {
 	// full has bit j set when bucket j has keys.
 	full [(buckets + 63) / 64]uint64
 	tail [buckets]*chunk // a bucket's last chunk (nil: none)
+	low  [buckets]uint64 // a non-empty bucket's least key
 	free *chunk          // the free chunks' list
 	made int             // chunks made
 	side []uint64        // a binary min-heap of the keys below the floor
@@ -94,23 +95,37 @@ const (
 // divide 64 (a compile-time check).
 var _ [0]struct{} = [64 % radix]struct{}{}
 
-// bucket is the bucket of key e above floor last.
+// bucket is the bucket of key e above floor last, found in unsigned
+// arithmetic, so that dividing by the digit's width and taking the digit
+// are shifts and masks: every key is dealt here two to three times.
 func bucket(e, last uint64) int {
-	level := (bits.Len64(e^last) - 1) / radixBits
-	return level*radix + int(e>>(level*radixBits))%radix
+	level := uint(bits.Len64(e^last)-1) / radixBits
+	return int(level*radix + uint(e>>(level*radixBits&63))%radix)
 }
 
-// add appends e to bucket j, taking a new chunk when its last is
-// full.
+// add appends e to bucket j, taking a new chunk when its last is full.
+// settle, where most keys are dealt, does the same in its loop.
 func (q *queue) add(j int, e uint64) {
 	c := q.tail[j]
 	if c == nil || c.n == chunkKeys {
-		c = q.newChunk(c)
-		q.tail[j] = c
-		q.full[j/64] |= 1 << (j % 64)
+		c = q.grow(j)
 	}
 	c.keys[c.n] = e
 	c.n++
+	q.low[j] = min(q.low[j], e)
+}
+
+// grow gives bucket j a new last chunk, linked to its old one.
+//
+//go:noinline
+func (q *queue) grow(j int) *chunk {
+	if q.tail[j] == nil {
+		q.low[j] = ^uint64(0)
+	}
+	c := q.newChunk(q.tail[j])
+	q.tail[j] = c
+	q.full[uint(j)/64] |= 1 << (uint(j) % 64)
+	return c
 }
 
 // newChunk is a free chunk linked to next: the free list's first, or a
@@ -176,6 +191,60 @@ func (q *queue) sameTime(e uint64) bool {
 	return q.full[first/64]>>(first%64)&(1<<width-1) != 0
 }
 
+// takeTime appends to dst every pending key of key e's time, e being the
+// key pop returned last, takes them from the queue and returns dst, in no
+// particular order (the kernel sorts them by tie-break); false, having
+// taken nothing, when e did not come from the buckets' floor (sameTime's
+// slow case). The keys of e's time are those of the buckets sameTime
+// reads, all of them: taken bucket by bucket, rather than one pop at a
+// time, they are not dealt out again and again by their slots' bits on
+// the way.
+func (q *queue) takeTime(dst []uint64, e uint64) ([]uint64, bool) {
+	if len(q.side) > 0 || q.hasLast || e != q.last {
+		return dst, false
+	}
+	const below = slotBits / radixBits * radix // buckets of the digits wholly below slotBits
+	for w := range below / 64 {
+		if q.full[w] != 0 {
+			dst = q.takeBuckets(dst, w, ^uint64(0))
+		}
+	}
+	const shift = slotBits % radixBits
+	const width = 1 << shift
+	level := slotBits / radixBits
+	d := int(e>>(level*radixBits)) % radix
+	first := below + d>>shift<<shift
+	mask := uint64(1<<width-1) << (first % 64)
+	if below%64 != 0 {
+		// The rest of the digits below slotBits share first's word.
+		mask |= 1<<(below%64) - 1
+	}
+	if q.full[first/64]&mask != 0 {
+		dst = q.takeBuckets(dst, first/64, mask)
+	}
+	return dst, true
+}
+
+// takeBuckets appends to dst the keys of the buckets of word w of full
+// that mask selects, and empties them.
+func (q *queue) takeBuckets(dst []uint64, w int, mask uint64) []uint64 {
+	bs := q.full[w] & mask
+	q.full[w] &^= bs
+	for bs != 0 {
+		j := w*64 + bits.TrailingZeros64(bs)
+		bs &= bs - 1
+		for c := q.tail[j]; c != nil; {
+			dst = append(dst, c.keys[:c.n]...)
+			q.n -= c.n
+			next := c.next
+			q.release(c)
+			c = next
+		}
+		q.tail[j] = nil
+	}
+	return dst
+}
+
 // pop takes the least pending key; the queue must not be empty.
 func (q *queue) pop() uint64 {
 	if len(q.side) > 0 {
@@ -198,12 +267,7 @@ func (q *queue) settle() {
 		w++
 	}
 	j := w*64 + bits.TrailingZeros64(q.full[w])
-	m := ^uint64(0)
-	for c := q.tail[j]; c != nil; c = c.next {
-		for _, e := range c.keys[:c.n] {
-			m = min(m, e)
-		}
-	}
+	m := q.low[j]
 	q.last, q.hasLast = m, true
 	c := q.tail[j]
 	q.tail[j] = nil
@@ -211,7 +275,16 @@ func (q *queue) settle() {
 	for c != nil {
 		for _, e := range c.keys[:c.n] {
 			if e != m {
-				q.add(bucket(e, m), e)
+				// add, inlined: no call, and no registers saved
+				// around one, for each key dealt.
+				j := bucket(e, m)
+				t := q.tail[j]
+				if t == nil || t.n == chunkKeys {
+					t = q.grow(j)
+				}
+				t.keys[t.n] = e
+				t.n++
+				q.low[j] = min(q.low[j], e)
 			}
 		}
 		next := c.next

@@ -106,10 +106,7 @@ func TestQueueSameTime(t *testing.T) {
 		base := uint64(0)
 		push := func(e uint64) { pushBoth(&q, &ref, used, e) }
 		for range 2000 {
-			for range rng.IntN(4) {
-				tm := base + uint64(rng.IntN(4)) // times often shared
-				push(tm<<slotBits | uint64(rng.IntN(1<<slotBits)))
-			}
+			pushShared(rng, base, 4, push)
 			if len(ref) == 0 {
 				continue
 			}
@@ -133,4 +130,61 @@ func pushBoth(q *queue, ref *[]uint64, used map[uint64]bool, e uint64) {
 	q.push(e)
 	i, _ := slices.BinarySearch(*ref, e)
 	*ref = slices.Insert(*ref, i, e)
+}
+
+// TestQueueTakeTime: after a pop, takeTime takes exactly the pending keys
+// of the popped key's time, when the popped key was the buckets' floor,
+// and the pops after it go on in order, over keys whose times often
+// coincide, with pushes between pops, some of them below the floor.
+func TestQueueTakeTime(t *testing.T) {
+	taken := 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		var q queue
+		var ref []uint64
+		used := map[uint64]bool{}
+		base := uint64(0)
+		push := func(e uint64) { pushBoth(&q, &ref, used, e) }
+		for i := range 3000 {
+			pushShared(rng, base, 5, push)
+			if len(ref) == 0 {
+				continue
+			}
+			e := q.pop()
+			require.Equal(t, ref[0], e, "seed %d", seed)
+			ref = ref[1:]
+			base = e >> slotBits
+			if i%3 != 0 {
+				continue
+			}
+			keys, ok := q.takeTime(nil, e)
+			if !ok {
+				require.Empty(t, keys)
+				continue
+			}
+			var want []uint64
+			for len(ref) > 0 && ref[0]>>slotBits == e>>slotBits {
+				want, ref = append(want, ref[0]), ref[1:]
+			}
+			slices.Sort(keys)
+			require.Equal(t, want, keys, "seed %d, key %#x", seed, e)
+			require.Equal(t, len(ref), q.len(), "seed %d", seed)
+			taken += len(keys)
+		}
+		for len(ref) > 0 {
+			require.Equal(t, ref[0], q.pop(), "seed %d", seed)
+			ref = ref[1:]
+		}
+		require.Zero(t, q.len())
+	}
+	require.Greater(t, taken, 1000, "the keys of shared times were taken")
+}
+
+// pushShared pushes fewer than n keys of times from base to base+3
+// (times often shared), any slot.
+func pushShared(rng *rand.Rand, base uint64, n int, push func(uint64)) {
+	for range rng.IntN(n) {
+		tm := base + uint64(rng.IntN(4))
+		push(tm<<slotBits | uint64(rng.IntN(1<<slotBits)))
+	}
 }
