@@ -427,7 +427,7 @@ func (rt *routing) candidateHead(k, src, dst int) Path {
 	if k < MinimalCandidates {
 		path = rt.minimalHead(path, src, dst, d[1])
 	} else {
-		a, _ := rt.intermediate(src, dst, d[0])
+		a := rt.intermediate(src, dst, d[0])
 		path = rt.minimalHead(path, src, a, d[1])
 		if src/AriesPerGroup == a/AriesPerGroup {
 			// No global hop yet: the second part's head.
@@ -444,7 +444,10 @@ func (rt *routing) minimalHead(path Path, src, dst int, r uint64) Path {
 	if src/AriesPerGroup == dst/AriesPerGroup {
 		return rt.minimal(path, src, dst, r)
 	}
-	i, choice := rt.minimalChoice(src, dst, r)
+	i, choice, ok := rt.minimalChoice(src, dst/AriesPerGroup, r)
+	if !ok {
+		return path // as minimal
+	}
 	return rt.df.AppendMinimalViaHead(path, src, dst, i, choice)
 }
 
@@ -518,20 +521,22 @@ func (rt *routing) minimal(path Path, src, dst int, r uint64) Path {
 	if gs == gd {
 		return d.AppendMinimal(path, src, dst, dragonfly.GreenFirst(r%BlackLinksPerPeer, 0))
 	}
-	if rt.newTables && rt.workingCandidates(src, gd).n == 0 {
+	i, choice, ok := rt.minimalChoice(src, gd, r)
+	if !ok {
 		return path // no working global link to the group: no path
 	}
-	i, choice := rt.minimalChoice(src, dst, r)
 	return d.AppendMinimalVia(path, src, dst, i, choice)
 }
 
 // minimalChoice is the global link and the lanes minimal chooses by r
-// from Aries src to Aries dst of another group, which must be reachable.
-func (rt *routing) minimalChoice(src, dst int, r uint64) (link int, choice uint64) {
-	gd := dst / AriesPerGroup
+// from Aries src to group gd, another than src's; false if no working
+// link leads there (in the new tables).
+func (rt *routing) minimalChoice(src, gd int, r uint64) (link int, choice uint64, ok bool) {
 	var cs candidateSet
 	if rt.newTables {
-		cs = rt.workingCandidates(src, gd)
+		if cs = rt.workingCandidates(src, gd); cs.n == 0 {
+			return 0, 0, false
+		}
 	} else {
 		cs = rt.candidates(src, gd)
 	}
@@ -542,7 +547,7 @@ func (rt *routing) minimalChoice(src, dst int, r uint64) (link int, choice uint6
 	}
 	r /= n
 	// The source segment's lane, then the destination segment's.
-	return i, dragonfly.GreenFirst(r%BlackLinksPerPeer, r/BlackLinksPerPeer%BlackLinksPerPeer)
+	return i, dragonfly.GreenFirst(r%BlackLinksPerPeer, r/BlackLinksPerPeer%BlackLinksPerPeer), true
 }
 
 // candidateRoom is the least room a cache slot's list of candidates is
@@ -653,15 +658,14 @@ func (rt *routing) workingCandidates(src, gd int) candidateSet {
 // source's and the destination's, or the destination's if there is no
 // other.
 func (rt *routing) nonMinimal(path Path, src, dst int, via, up, down uint64) (Path, int) {
-	a, _ := rt.intermediate(src, dst, via)
+	a := rt.intermediate(src, dst, via)
 	path = rt.minimal(path, src, a, up)
 	split := len(path)
 	return rt.minimal(path, a, dst, down), split
 }
 
-// intermediate is nonMinimal's intermediate Aries, chosen by via, and its
-// group.
-func (rt *routing) intermediate(src, dst int, via uint64) (a, g int) {
+// intermediate is nonMinimal's intermediate Aries, chosen by via.
+func (rt *routing) intermediate(src, dst int, via uint64) int {
 	d := rt.df
 	g, gd := src/AriesPerGroup, dst/AriesPerGroup
 	switch groups := d.Groups(); {
@@ -682,7 +686,7 @@ func (rt *routing) intermediate(src, dst int, via uint64) (a, g int) {
 		}
 	}
 	chassis, _ := d.ChassisInGroup(g)
-	return g*AriesPerGroup + int(via%uint64(chassis*AriesPerChassis)), g
+	return g*AriesPerGroup + int(via%uint64(chassis*AriesPerChassis))
 }
 
 // cost is a candidate path's load as the source Aries sees it: the load

@@ -340,13 +340,14 @@ func (k *Kernel) step(limit Time) bool {
 		return false
 	default:
 		e := k.queue.pop()
-		if t := k.base + Time(e>>slotBits); t > limit {
+		t := k.base + Time(e>>slotBits)
+		if t > limit {
 			k.queue.push(e) // the floor again: pending as it was
 			k.abortErr = k.limitError("simulated time limit", k.simLimit.String())
 			return true
 		}
 		slot = uint32(e & slotMask)
-		k.now = k.base + Time(e>>slotBits)
+		k.now = t
 		if k.queue.sameTime(e) {
 			k.gather(e)
 			slot = k.popBatch()

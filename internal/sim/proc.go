@@ -214,6 +214,7 @@ func (k *Kernel) Run() error {
 	if k.wallLimit > 0 {
 		k.wallStart = time.Now()
 	}
+	limit := k.stepLimit()
 	for {
 		if k.abortErr != nil {
 			k.unwind()
@@ -227,7 +228,7 @@ func (k *Kernel) Run() error {
 		if k.overLimit() {
 			continue
 		}
-		if k.step(k.stepLimit()) {
+		if k.step(limit) {
 			continue
 		}
 		if k.allDone() {
@@ -285,10 +286,10 @@ func (k *Kernel) overLimit() bool {
 	return false
 }
 
-// stepLimit is the latest time Run's next step may take an event at: the
-// simulated time limit, if set (step checks it on the event it takes,
-// rather than overLimit looking for the next event's time before every
-// step: the same check, made once).
+// stepLimit is the latest time Run's steps may take an event at, found
+// once a run: the simulated time limit, if set (step checks it on the
+// event it takes, rather than overLimit looking for the next event's time
+// before every step: the same check, made once an event).
 func (k *Kernel) stepLimit() Time {
 	if k.simLimit > 0 {
 		return k.simLimit
