@@ -342,7 +342,7 @@ func (k *Kernel) step(limit Time) bool {
 		e := k.queue.pop()
 		t := k.base + Time(e>>slotBits)
 		if t > limit {
-			k.queue.push(e) // the floor again: pending as it was
+			k.queue.push(e) // pending again, as it was
 			k.abortErr = k.limitError("simulated time limit", k.simLimit.String())
 			return true
 		}

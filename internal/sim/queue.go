@@ -3,378 +3,260 @@ package sim
 import "math/bits"
 
 // queue is the kernel's pending events: a set of distinct 64-bit keys
-// from which pop takes the least. It is a radix heap (Ahuja, Mehlhorn,
-// Orlin and Tarjan's monotone priority queue) with a side heap for keys
-// below its floor, so that it takes exactly the keys a binary or 4-ary
-// heap would, in the same order: only how fast changes.
+// (an event's time above slotBits, its slot below) from which pop takes
+// the least, exactly the keys any priority queue would take, in the same
+// order: only how fast changes.
 //
-// The floor (last) is the least key taken or looked at last. A key above
-// it is kept in the bucket of the highest digit (radixBits bits) in which
-// it differs from the floor and of its own value there, so every key of a
-// bucket is below every key of the buckets after it (bucket 0 is the floor
-// itself). A pop takes the floor if it is pending; otherwise it finds the
-// least key of the lowest non-empty bucket, makes it the floor, and deals
-// that bucket's other keys out to buckets of lower digits (they agree with
-// the new floor on that digit). A key thus moves down a digit or more each
-// time it is dealt, at most 16 times; on the simulators' workloads it is
-// put in a bucket 2.3 to 3.3 times on average, its push included
-// (counted on a calibration scenario and on BenchmarkBookSimTraffic), and
-// a pop scans about as many keys, in sequence, where a 4-ary heap's pop
-// makes four unpredictable comparisons at each level of its height, with a
-// cache miss at each level once it outgrows the caches.
+// Most events are scheduled a few to a few hundred nanoseconds ahead (on
+// BenchmarkBookSimTraffic's Aries traffic, 97% less than 2^18 ps ahead of
+// the event that schedules them). Those go to a ring of buckets (the near
+// keys): the ring spans 2^spanBits ps of times from the time of the key
+// popped last (cur), each bucket a slice of it of 2^width ps, and a key
+// goes straight to the bucket of its time, where a bucket's keys (at most
+// bucketKeys) are kept in order. A pop finds the first non-empty bucket
+// from cur's, round the ring, in a bitmap of the buckets (a word of it,
+// or a summary word of the bitmap's words), and takes its least key: no
+// key is dealt from bucket to bucket. The rest, keys further ahead, keys
+// for a full bucket (many events at one time) and any key scheduled
+// before cur (which the kernel never does), go to a radix heap (radix.go),
+// where a key is dealt two or three times on its way to the front; pop
+// takes the lesser of the two sides' least keys.
 //
-// The kernel's keys rise with time, but an event may be scheduled at the
-// time of the one being processed with a lower slot, or the floor may
-// have moved ahead to a later event looked at (next) before an earlier one
-// is scheduled: such keys, below the floor, go to a binary min-heap of
-// their own, all of whose keys are below every bucket's, and pop takes
-// from it first.
-//
-// Buckets are lists of chunks of chunkKeys keys from one free list: the
-// queue's memory is that of its most pending keys (plus a chunk per
-// bucket), and dealing a bucket out frees its chunks as it goes.
+// Every near key's time lies in [cur, cur + the ring's span), so that no
+// two slices of 2^width ps in it share a bucket: each bucket holds the
+// keys of one slice, and going round the ring from cur's bucket meets the
+// slices in time order. cur moves only up, to the least pending key's
+// time, so this stays true as keys are taken. The ring starts with 64
+// buckets and doubles (its buckets half as wide, its span the same) each
+// time the near keys outnumber its buckets, up to 4,096 buckets (256 KiB
+// of keys).
 type queue struct {
-	last    uint64 // the floor
-	hasLast bool   // the floor is a pending key (bucket 0)
-	n       int    // keys in the buckets, the floor's included
-	// full has bit j set when bucket j has keys.
-	full [(buckets + 63) / 64]uint64
-	tail [buckets]*chunk // a bucket's last chunk (nil: none)
-	low  [buckets]uint64 // a non-empty bucket's least key
-	free *chunk          // the free chunks' list
-	made int             // chunks made
-	side []uint64        // a binary min-heap of the keys below the floor
+	cur uint64 // time (above slotBits) of the key popped last
+	// keys are the near keys, bucketKeys a bucket: bucket j's n =
+	// count[j] keys are keys[j*bucketKeys:][:n], in decreasing order (its
+	// least last). Bucket j holds the keys whose time >> width is j
+	// modulo the ring's size, mask+1. Made by the first push.
+	keys  []uint64
+	count []uint8
+	mask  uint64 // the ring's size less one
+	width uint64
+	// occ has bit j%64 of word j/64 set when bucket j has keys; sum has
+	// bit w set when occ's word w has.
+	occ  [1 << ringMaxBits / 64]uint64
+	sum  uint64
+	near int // keys in the ring
+
+	far    radixHeap
+	farMin uint64 // far's least key, when far has keys
 }
 
-// chunkKeys is how many keys a chunk of a bucket holds: with its count
-// and link first, a chunk is 256 bytes (four cache lines), the first
-// holding the count and the first keys. Larger chunks were no faster on a
-// calibration scenario (1.58 CPU s with 254 keys against 1.56 with 30,
-// medians of five runs) and cost a sparse bucket more.
-const chunkKeys = 30
-
-// chunk is part of a bucket: keys[:n], and next, the chunk before it in
-// the bucket (or, free, the next free chunk).
-type chunk struct {
-	n    int
-	next *chunk
-	keys [chunkKeys]uint64
-}
+const (
+	// spanBits is the ring's span of times from cur, in bits: keys up to
+	// 2^spanBits ps (262 ns) ahead are near.
+	spanBits = 18
+	// ringMinBits and ringMaxBits are the ring's least and largest sizes,
+	// in bits.
+	ringMinBits = 6
+	ringMaxBits = 12
+	// bucketKeys is the most keys a bucket holds. Of 4, 8 and 16 (with
+	// spans of 2^17, 2^18 and 2^19 ps) 8 and 2^18 took the fewest
+	// instructions on BenchmarkBookSimTraffic's Aries traffic.
+	bucketKeys = 8
+)
 
 // len is the number of pending keys.
-func (q *queue) len() int { return q.n + len(q.side) }
+func (q *queue) len() int { return q.near + q.far.len() }
 
 // push adds key e, which must not be pending.
 func (q *queue) push(e uint64) {
-	if q.n == 0 && len(q.side) == 0 {
-		q.last = e // nothing pending: the floor may move anywhere
+	if q.keys == nil {
+		q.makeRing(ringMinBits)
 	}
-	if e < q.last {
-		q.pushSide(e)
-		return
+	if t := e >> slotBits; t >= q.cur && t>>(q.width&63)-q.cur>>(q.width&63) <= q.mask {
+		j := t >> (q.width & 63) & q.mask
+		if n := uint64(q.count[j]); n < bucketKeys {
+			q.pushNear(e, j, n)
+			return
+		}
 	}
-	q.n++
-	if e == q.last {
-		q.hasLast = true
-		return
+	if q.far.len() == 0 || e < q.farMin {
+		q.farMin = e
 	}
-	q.add(bucket(e, q.last), e)
+	q.far.push(e)
 }
 
-// Digits of radixBits bits, from the lowest: a key above the floor goes
-// to the bucket of the highest digit in which it differs from the floor
-// and of its own value of that digit.
-const (
-	radixBits = 4
-	radix     = 1 << radixBits
-	levels    = (64 + radixBits - 1) / radixBits
-	buckets   = levels * radix
-)
-
-// sameTime reads a digit's buckets from one word of full: radix must
-// divide 64 (a compile-time check).
-var _ [0]struct{} = [64 % radix]struct{}{}
-
-// bucket is the bucket of key e above floor last, found in unsigned
-// arithmetic, so that dividing by the digit's width and taking the digit
-// are shifts and masks: every key is dealt here two to three times.
-func bucket(e, last uint64) int {
-	level := uint(bits.Len64(e^last)-1) / radixBits
-	return int(level*radix + uint(e>>(level*radixBits&63))%radix)
+// makeRing gives the queue an empty ring of 1<<n buckets.
+func (q *queue) makeRing(n uint) {
+	q.keys = make([]uint64, bucketKeys<<n)
+	q.count = make([]uint8, 1<<n)
+	q.mask, q.width = 1<<n-1, uint64(spanBits-n)
 }
 
-// add appends e to bucket j, taking a new chunk when its last is full.
-// settle, where most keys are dealt, does the same in its loop.
-func (q *queue) add(j int, e uint64) {
-	c := q.tail[j]
-	if c == nil || c.n == chunkKeys {
-		c = q.grow(j)
+// pushNear adds e to bucket j, which holds n < bucketKeys keys.
+func (q *queue) pushNear(e, j, n uint64) {
+	b := q.keys[j*bucketKeys : j*bucketKeys+bucketKeys]
+	i := n
+	for i > 0 && b[i-1] < e {
+		b[i] = b[i-1]
+		i--
 	}
-	c.keys[c.n] = e
-	c.n++
-	q.low[j] = min(q.low[j], e)
+	b[i] = e
+	q.count[j] = uint8(n + 1)
+	q.occ[j/64] |= 1 << (j % 64)
+	q.sum |= 1 << (j / 64)
+	q.near++
+	if q.near > int(q.mask) && q.mask < 1<<ringMaxBits-1 {
+		q.widen()
+	}
 }
 
-// grow gives bucket j a new last chunk, linked to its old one.
+// widen doubles the ring: its near keys are dealt anew to buckets half as
+// wide.
 //
 //go:noinline
-func (q *queue) grow(j int) *chunk {
-	if q.tail[j] == nil {
-		q.low[j] = ^uint64(0)
+func (q *queue) widen() {
+	keys := q.takeNear(nil)
+	q.makeRing(uint(bits.Len64(q.mask)) + 1)
+	for _, e := range keys {
+		q.push(e)
 	}
-	c := q.newChunk(q.tail[j])
-	q.tail[j] = c
-	q.full[uint(j)/64] |= 1 << (uint(j) % 64)
-	return c
 }
 
-// newChunk is a free chunk linked to next: the free list's first, or a
-// new one.
-func (q *queue) newChunk(next *chunk) *chunk {
-	c := q.free
-	if c == nil {
-		c = new(chunk)
-		q.made++
+// takeNear appends every near key to dst and empties the ring.
+func (q *queue) takeNear(dst []uint64) []uint64 {
+	for j, n := range q.count {
+		dst = append(dst, q.keys[j*bucketKeys:][:n]...)
+		q.count[j] = 0
+	}
+	q.occ, q.sum, q.near = [len(q.occ)]uint64{}, 0, 0
+	return dst
+}
+
+// first is the ring's first non-empty bucket from cur's, round the ring;
+// the ring must have keys.
+func (q *queue) first() uint64 {
+	s := q.cur >> (q.width & 63) & q.mask
+	w := s / 64
+	if b := q.occ[w%uint64(len(q.occ))] & (^uint64(0) << (s % 64)); b != 0 {
+		return w*64 + uint64(bits.TrailingZeros64(b))
+	}
+	if m := q.sum &^ (2<<(w&63) - 1); m != 0 { // the words after w's (none when w is 63: 2<<63 is 0)
+		w = uint64(bits.TrailingZeros64(m))
 	} else {
-		q.free = c.next
+		w = uint64(bits.TrailingZeros64(q.sum)) // round the ring
 	}
-	c.n, c.next = 0, next
-	return c
+	return w*64 + uint64(bits.TrailingZeros64(q.occ[w%uint64(len(q.occ))]))
 }
 
-// release puts c on the free list.
-func (q *queue) release(c *chunk) {
-	c.next = q.free
-	q.free = c
+// least is bucket j's least key; the bucket must have keys.
+func (q *queue) least(j uint64) uint64 {
+	return q.keys[j*bucketKeys+uint64(q.count[j])-1]
+}
+
+// popBucket takes the least key of bucket j, which must have keys.
+func (q *queue) popBucket(j uint64) uint64 {
+	n := uint64(q.count[j]) - 1
+	e := q.keys[j*bucketKeys+n]
+	q.count[j] = uint8(n)
+	if n == 0 {
+		q.occ[j/64] &^= 1 << (j % 64)
+		if q.occ[j/64] == 0 {
+			q.sum &^= 1 << (j / 64)
+		}
+	}
+	q.near--
+	return e
+}
+
+// popFar takes far's least key.
+func (q *queue) popFar() uint64 {
+	e := q.far.pop()
+	if q.far.len() > 0 {
+		q.farMin = q.far.min()
+	}
+	return e
 }
 
 // min is the least pending key; the queue must not be empty.
 func (q *queue) min() uint64 {
-	if len(q.side) > 0 {
-		return q.side[0]
+	if q.near > 0 {
+		if m := q.least(q.first()); q.far.len() == 0 || m < q.farMin {
+			return m
+		}
 	}
-	if !q.hasLast {
-		q.settle()
-	}
-	return q.last
+	return q.farMin
 }
 
-// sameTime says whether a pending key has the time of key e, the one
-// pop returned last (time above slotBits, the kernel's keys). Without
-// looking at the next key, which would settle the queue's floor ahead of
-// the events yet to be scheduled and send them to the side heap: e was
-// the floor, and a key of its time differs from it only below slotBits,
-// so it is in a bucket of a digit below slotBits' or, in the digit that
-// slotBits falls in, one whose bits from slotBits up are e's.
-func (q *queue) sameTime(e uint64) bool {
-	if len(q.side) > 0 || q.hasLast || e != q.last {
-		// e came from the side heap (rare): look.
-		return q.len() > 0 && q.min()>>slotBits == e>>slotBits
+// pop takes the least pending key; the queue must not be empty.
+func (q *queue) pop() uint64 {
+	var e uint64
+	if j := uint64(0); q.near > 0 {
+		j = q.first()
+		if q.far.len() == 0 || q.least(j) < q.farMin {
+			e = q.popBucket(j)
+			q.cur = e >> slotBits
+			return e
+		}
 	}
-	const low = slotBits / radixBits * radix // buckets of the digits wholly below slotBits
-	for w := range low / 64 {
-		if q.full[w] != 0 {
+	e = q.popFar()
+	q.cur = e >> slotBits
+	return e
+}
+
+// sameTime says whether a pending key has the time of key e, the one pop
+// returned last: it would be the least near key, in cur's bucket, or far's
+// least.
+func (q *queue) sameTime(e uint64) bool {
+	t := e >> slotBits
+	if t != q.cur {
+		return q.len() > 0 && q.min()>>slotBits == t
+	}
+	if q.near > 0 {
+		if j := t >> (q.width & 63) & q.mask; q.count[j] > 0 && q.least(j)>>slotBits == t {
 			return true
 		}
 	}
-	if low%64 != 0 && q.full[low/64]&(1<<(low%64)-1) != 0 {
-		return true
-	}
-	// The digit slotBits falls in: its values whose bits from slotBits
-	// up are e's, width buckets from first. width divides radix, which
-	// divides 64, so they lie in one word of full.
-	const shift = slotBits % radixBits
-	const width = 1 << shift
-	level := slotBits / radixBits
-	d := int(e>>(level*radixBits)) % radix
-	first := low + d>>shift<<shift
-	return q.full[first/64]>>(first%64)&(1<<width-1) != 0
+	return q.far.len() > 0 && q.farMin>>slotBits == t
 }
 
 // takeTime appends to dst every pending key of key e's time, e being the
 // key pop returned last, takes them from the queue and returns dst, in no
 // particular order (the kernel sorts them by tie-break); false, having
-// taken nothing, when e did not come from the buckets' floor (sameTime's
-// slow case). The keys of e's time are those of the buckets sameTime
-// reads, all of them: taken bucket by bucket, rather than one pop at a
-// time, they are not dealt out again and again by their slots' bits on
-// the way.
+// taken nothing, when e was not the key pop returned last.
 func (q *queue) takeTime(dst []uint64, e uint64) ([]uint64, bool) {
-	if len(q.side) > 0 || q.hasLast || e != q.last {
+	t := e >> slotBits
+	if t != q.cur {
 		return dst, false
 	}
-	const below = slotBits / radixBits * radix // buckets of the digits wholly below slotBits
-	for w := range below / 64 {
-		if q.full[w] != 0 {
-			dst = q.takeBuckets(dst, w, ^uint64(0))
+	if q.near > 0 {
+		j := t >> (q.width & 63) & q.mask
+		for q.count[j] > 0 && q.least(j)>>slotBits == t {
+			dst = append(dst, q.popBucket(j))
 		}
 	}
-	const shift = slotBits % radixBits
-	const width = 1 << shift
-	level := slotBits / radixBits
-	d := int(e>>(level*radixBits)) % radix
-	first := below + d>>shift<<shift
-	mask := uint64(1<<width-1) << (first % 64)
-	if below%64 != 0 {
-		// The rest of the digits below slotBits share first's word.
-		mask |= 1<<(below%64) - 1
-	}
-	if q.full[first/64]&mask != 0 {
-		dst = q.takeBuckets(dst, first/64, mask)
+	for q.far.len() > 0 && q.farMin>>slotBits == t {
+		dst = append(dst, q.popFar())
 	}
 	return dst, true
 }
 
-// takeBuckets appends to dst the keys of the buckets of word w of full
-// that mask selects, and empties them.
-func (q *queue) takeBuckets(dst []uint64, w int, mask uint64) []uint64 {
-	bs := q.full[w] & mask
-	q.full[w] &^= bs
-	for bs != 0 {
-		j := w*64 + bits.TrailingZeros64(bs)
-		bs &= bs - 1
-		for c := q.tail[j]; c != nil; {
-			dst = append(dst, c.keys[:c.n]...)
-			q.n -= c.n
-			next := c.next
-			q.release(c)
-			c = next
-		}
-		q.tail[j] = nil
-	}
-	return dst
-}
-
-// pop takes the least pending key; the queue must not be empty.
-func (q *queue) pop() uint64 {
-	if len(q.side) > 0 {
-		return q.popSide()
-	}
-	if !q.hasLast {
-		q.settle()
-	}
-	q.hasLast = false
-	q.n--
-	return q.last
-}
-
-// settle makes the least key of the lowest non-empty bucket the floor and
-// deals that bucket's other keys out to the buckets below. Bucket 0 must
-// be empty and some bucket not.
-func (q *queue) settle() {
-	w := 0
-	for q.full[w] == 0 {
-		w++
-	}
-	j := w*64 + bits.TrailingZeros64(q.full[w])
-	m := q.low[j]
-	q.last, q.hasLast = m, true
-	c := q.tail[j]
-	q.tail[j] = nil
-	q.full[w] &^= 1 << (j % 64)
-	for c != nil {
-		for _, e := range c.keys[:c.n] {
-			if e != m {
-				// add, inlined: no call, and no registers saved
-				// around one, for each key dealt.
-				j := bucket(e, m)
-				t := q.tail[j]
-				if t == nil || t.n == chunkKeys {
-					t = q.grow(j)
-				}
-				t.keys[t.n] = e
-				t.n++
-				q.low[j] = min(q.low[j], e)
-			}
-		}
-		next := c.next
-		q.release(c)
-		c = next
-	}
-}
-
-// shift takes d from every key, each of which must be at least d (the
-// kernel's keys when it moves its base up to now). Rare: the buckets are
-// dealt anew.
+// shift takes d, a whole number of times (above slotBits), from every
+// key, each of which must be at least d (the kernel's keys when it moves
+// its base up to now). Rare: the keys are dealt anew.
 func (q *queue) shift(d uint64) {
-	for i := range q.side {
-		q.side[i] -= d
+	keys := q.takeNear(nil)
+	q.far.shift(d)
+	if q.far.len() > 0 {
+		q.farMin = q.far.min()
 	}
-	var keys []uint64
-	if q.hasLast {
-		keys = append(keys, q.last)
-	}
-	for j := range q.tail {
-		for c := q.tail[j]; c != nil; {
-			keys = append(keys, c.keys[:c.n]...)
-			next := c.next
-			q.release(c)
-			c = next
-		}
-		q.tail[j] = nil
-	}
-	q.full, q.n, q.hasLast = [(buckets + 63) / 64]uint64{}, 0, false
-	q.last -= d
+	q.cur -= min(q.cur, d>>slotBits)
 	for _, e := range keys {
 		q.push(e - d)
 	}
 }
 
-// pushSide adds e to the side heap.
-func (q *queue) pushSide(e uint64) { q.side = heapPush(q.side, e, sideKey) }
-
-// popSide takes the side heap's least key.
-func (q *queue) popSide() uint64 {
-	var top uint64
-	top, q.side = heapPop(q.side, sideKey)
-	return top
-}
-
-// sideKey is a side heap entry's key: the entry itself.
-func sideKey(e uint64) uint64 { return e }
-
-// heapPush adds x to binary min-heap h, ordered by key, and returns it.
-func heapPush[T any](h []T, x T, key func(T) uint64) []T {
-	h = append(h, x)
-	kx := key(x)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if kx >= key(h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = x
-	return h
-}
-
-// heapPop takes the least of binary min-heap h, ordered by key, and
-// returns it and the heap.
-func heapPop[T any](h []T, key func(T) uint64) (T, []T) {
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	kl := key(last)
-	h = h[:n]
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && key(h[c+1]) < key(h[c]) {
-			c++
-		}
-		if key(h[c]) >= kl {
-			break
-		}
-		h[i] = h[c]
-		i = c
-	}
-	if n > 0 {
-		h[i] = last
-	}
-	return top, h
+// room is how many keys the queue has room for without allocating: its
+// buckets' capacity and its radix heap's chunks'.
+func (q *queue) room() int {
+	return len(q.keys) + q.far.made*chunkKeys
 }
