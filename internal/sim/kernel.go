@@ -263,7 +263,9 @@ func (k *Kernel) insert(t Time, tie uint64, a Actor, code int32, data any) {
 		k.pushBatch(batchEntry{tie, slot})
 		return
 	}
-	k.queue.push(uint64(t-k.base)<<slotBits | uint64(slot))
+	if e := uint64(t-k.base)<<slotBits | uint64(slot); !k.queue.pushNear(e) {
+		k.queue.pushFar(e) // not through push: one frame fewer on a PE's stack
+	}
 }
 
 // farAt checks an event's time t that is in the past or beyond the

@@ -45,9 +45,11 @@ type queue struct {
 	occ  [1 << ringMaxBits / 64]uint64
 	sum  uint64
 	near int // keys in the ring
+	// crowded: the ring is to be made, or its keys outnumber its buckets
+	// and it may double (widen), which pop does.
+	crowded bool
 
-	far    radixHeap
-	farMin uint64 // far's least key, when far has keys
+	far radixHeap
 }
 
 const (
@@ -58,6 +60,12 @@ const (
 	// in bits.
 	ringMinBits = 6
 	ringMaxBits = 12
+	// farSpare is how many free chunks pop keeps the radix heap (stock),
+	// so that a PE's posts seldom allocate one from the PE's stack, which
+	// would grow it: TestPEStacksStayAtStart's bursts of posts at one time
+	// left 2,602 bytes of stack per PE with 16, 2,282 with 64 (2,325
+	// before the ring).
+	farSpare = 64
 	// bucketKeys is the most keys a bucket holds. Of 4, 8 and 16 (with
 	// spans of 2^17, 2^18 and 2^19 ps) 8 and 2^18 took the fewest
 	// instructions on BenchmarkBookSimTraffic's Aries traffic.
@@ -69,31 +77,30 @@ func (q *queue) len() int { return q.near + q.far.len() }
 
 // push adds key e, which must not be pending.
 func (q *queue) push(e uint64) {
-	if q.keys == nil {
-		q.makeRing(ringMinBits)
+	if !q.pushNear(e) {
+		q.pushFar(e)
 	}
-	if t := e >> slotBits; t >= q.cur && t>>(q.width&63)-q.cur>>(q.width&63) <= q.mask {
-		j := t >> (q.width & 63) & q.mask
-		if n := uint64(q.count[j]); n < bucketKeys {
-			q.pushNear(e, j, n)
-			return
-		}
-	}
-	if q.far.len() == 0 || e < q.farMin {
-		q.farMin = e
-	}
-	q.far.push(e)
 }
 
-// makeRing gives the queue an empty ring of 1<<n buckets.
-func (q *queue) makeRing(n uint) {
-	q.keys = make([]uint64, bucketKeys<<n)
-	q.count = make([]uint8, 1<<n)
-	q.mask, q.width = 1<<n-1, uint64(spanBits-n)
-}
-
-// pushNear adds e to bucket j, which holds n < bucketKeys keys.
-func (q *queue) pushNear(e, j, n uint64) {
+// pushNear adds e to its bucket of the ring, if it is near and the bucket
+// has room, and says whether it did.
+//
+// A push is often a PE's post, from the PE's own stack, which its first
+// 2 KiB hold only while the frames on it are small (Kernel.At): the ring
+// is made, and doubled, by pop instead, on the kernel's stack (until it is
+// made, every key goes to the radix heap); and the kernel calls pushNear
+// and pushFar itself, so that the path to the radix heap's buckets is no
+// deeper than it was before the ring.
+func (q *queue) pushNear(e uint64) bool {
+	t := e >> slotBits
+	if t < q.cur || t>>(q.width&63)-q.cur>>(q.width&63) > q.mask || q.keys == nil {
+		return false
+	}
+	j := t >> (q.width & 63) & q.mask
+	n := uint64(q.count[j])
+	if n == bucketKeys {
+		return false
+	}
 	b := q.keys[j*bucketKeys : j*bucketKeys+bucketKeys]
 	i := n
 	for i > 0 && b[i-1] < e {
@@ -106,8 +113,22 @@ func (q *queue) pushNear(e, j, n uint64) {
 	q.sum |= 1 << (j / 64)
 	q.near++
 	if q.near > int(q.mask) && q.mask < 1<<ringMaxBits-1 {
-		q.widen()
+		q.crowded = true // widened by the next pop
 	}
+	return true
+}
+
+// pushFar adds e to the radix heap.
+func (q *queue) pushFar(e uint64) {
+	q.crowded = q.crowded || q.keys == nil
+	q.far.push(e, q.cur<<slotBits)
+}
+
+// makeRing gives the queue an empty ring of 1<<n buckets.
+func (q *queue) makeRing(n uint) {
+	q.keys = make([]uint64, bucketKeys<<n)
+	q.count = make([]uint8, 1<<n)
+	q.mask, q.width = 1<<n-1, uint64(spanBits-n)
 }
 
 // widen doubles the ring: its near keys are dealt anew to buckets half as
@@ -115,6 +136,11 @@ func (q *queue) pushNear(e, j, n uint64) {
 //
 //go:noinline
 func (q *queue) widen() {
+	q.crowded = false
+	if q.keys == nil {
+		q.makeRing(ringMinBits)
+		return
+	}
 	keys := q.takeNear(nil)
 	q.makeRing(uint(bits.Len64(q.mask)) + 1)
 	for _, e := range keys {
@@ -172,7 +198,7 @@ func (q *queue) popBucket(j uint64) uint64 {
 func (q *queue) popFar() uint64 {
 	e := q.far.pop()
 	if q.far.len() > 0 {
-		q.farMin = q.far.min()
+		q.far.least = q.far.min()
 	}
 	return e
 }
@@ -180,19 +206,25 @@ func (q *queue) popFar() uint64 {
 // min is the least pending key; the queue must not be empty.
 func (q *queue) min() uint64 {
 	if q.near > 0 {
-		if m := q.least(q.first()); q.far.len() == 0 || m < q.farMin {
+		if m := q.least(q.first()); q.far.len() == 0 || m < q.far.least {
 			return m
 		}
 	}
-	return q.farMin
+	return q.far.least
 }
 
 // pop takes the least pending key; the queue must not be empty.
 func (q *queue) pop() uint64 {
+	if q.crowded {
+		q.widen()
+	}
+	if q.far.spare < farSpare {
+		q.far.stock(farSpare)
+	}
 	var e uint64
 	if j := uint64(0); q.near > 0 {
 		j = q.first()
-		if q.far.len() == 0 || q.least(j) < q.farMin {
+		if q.far.len() == 0 || q.least(j) < q.far.least {
 			e = q.popBucket(j)
 			q.cur = e >> slotBits
 			return e
@@ -216,7 +248,7 @@ func (q *queue) sameTime(e uint64) bool {
 			return true
 		}
 	}
-	return q.far.len() > 0 && q.farMin>>slotBits == t
+	return q.far.len() > 0 && q.far.least>>slotBits == t
 }
 
 // takeTime appends to dst every pending key of key e's time, e being the
@@ -234,7 +266,7 @@ func (q *queue) takeTime(dst []uint64, e uint64) ([]uint64, bool) {
 			dst = append(dst, q.popBucket(j))
 		}
 	}
-	for q.far.len() > 0 && q.farMin>>slotBits == t {
+	for q.far.len() > 0 && q.far.least>>slotBits == t {
 		dst = append(dst, q.popFar())
 	}
 	return dst, true
@@ -247,7 +279,7 @@ func (q *queue) shift(d uint64) {
 	keys := q.takeNear(nil)
 	q.far.shift(d)
 	if q.far.len() > 0 {
-		q.farMin = q.far.min()
+		q.far.least = q.far.min()
 	}
 	q.cur -= min(q.cur, d>>slotBits)
 	for _, e := range keys {

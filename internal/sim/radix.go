@@ -38,13 +38,15 @@ type radixHeap struct {
 	last    uint64 // the floor
 	hasLast bool   // the floor is a pending key (bucket 0)
 	n       int    // keys in the buckets, the floor's included
+	least   uint64 // the least pending key, when there is one
 	// full has bit j set when bucket j has keys.
-	full [(buckets + 63) / 64]uint64
-	tail [buckets]*chunk // a bucket's last chunk (nil: none)
-	low  [buckets]uint64 // a non-empty bucket's least key
-	free *chunk          // the free chunks' list
-	made int             // chunks made
-	side []uint64        // a binary min-heap of the keys below the floor
+	full  [(buckets + 63) / 64]uint64
+	tail  [buckets]*chunk // a bucket's last chunk (nil: none)
+	low   [buckets]uint64 // a non-empty bucket's least key
+	free  *chunk          // the free chunks' list
+	spare int             // its length
+	made  int             // chunks made
+	side  []uint64        // a binary min-heap of the keys below the floor
 }
 
 // chunkKeys is how many keys a chunk of a bucket holds: with its count
@@ -65,10 +67,15 @@ type chunk struct {
 // len is the number of pending keys.
 func (q *radixHeap) len() int { return q.n + len(q.side) }
 
-// push adds key e, which must not be pending.
-func (q *radixHeap) push(e uint64) {
+// push adds key e, which must not be pending. floor is at or below every
+// key to be pushed while the heap has keys (the queue's time taken last):
+// an empty heap's floor moves there, so that they go to the buckets, not
+// to the side heap.
+func (q *radixHeap) push(e, floor uint64) {
 	if q.n == 0 && len(q.side) == 0 {
-		q.last = e // nothing pending: the floor may move anywhere
+		q.last, q.least = min(e, floor), e
+	} else if e < q.least {
+		q.least = e
 	}
 	if e < q.last {
 		q.pushSide(e)
@@ -134,15 +141,29 @@ func (q *radixHeap) newChunk(next *chunk) *chunk {
 		q.made++
 	} else {
 		q.free = c.next
+		q.spare--
 	}
 	c.n, c.next = 0, next
 	return c
+}
+
+// stock makes the free list n chunks long at least. The queue calls it on
+// the kernel's stack, so that a PE's push seldom takes a new chunk, and
+// the allocator's path, from its own (queue.pushNear).
+//
+//go:noinline
+func (q *radixHeap) stock(n int) {
+	for q.spare < n {
+		q.release(new(chunk))
+		q.made++
+	}
 }
 
 // release puts c on the free list.
 func (q *radixHeap) release(c *chunk) {
 	c.next = q.free
 	q.free = c
+	q.spare++
 }
 
 // min is the least pending key; the queue must not be empty. It leaves
@@ -235,7 +256,7 @@ func (q *radixHeap) shift(d uint64) {
 	q.full, q.n, q.hasLast = [(buckets + 63) / 64]uint64{}, 0, false
 	q.last -= d
 	for _, e := range keys {
-		q.push(e - d)
+		q.push(e-d, 0)
 	}
 }
 
