@@ -8,7 +8,8 @@ import "math/bits"
 // heap for keys below its floor, so that it takes exactly the keys a binary
 // or 4-ary heap would, in the same order: only how fast changes.
 //
-// The floor (last) is the least key taken or looked at last. A key above
+// The floor (last) is the least key taken last (or, in an empty heap, the
+// floor its push was given). A key above
 // it is kept in the bucket of the highest digit (radixBits bits) in which
 // it differs from the floor and of its own value there, so every key of a
 // bucket is below every key of the buckets after it (bucket 0 is the floor
@@ -24,12 +25,10 @@ import "math/bits"
 // makes four unpredictable comparisons at each level of its height, with a
 // cache miss at each level once it outgrows the caches.
 //
-// The kernel's keys rise with time, but an event may be scheduled at the
-// time of the one being processed with a lower slot, or the floor may
-// have moved ahead to a later event looked at (next) before an earlier one
-// is scheduled: such keys, below the floor, go to a binary min-heap of
-// their own, all of whose keys are below every bucket's, and pop takes
-// from it first.
+// A key below the floor (the queue pushes none: its keys are at or after
+// the time taken last, the floor it gives an empty heap) goes to a binary
+// min-heap of its own, all of whose keys are below every bucket's, and pop
+// takes from it first; min looks without moving the floor.
 //
 // Buckets are lists of chunks of chunkKeys keys from one free list: the
 // queue's memory is that of its most pending keys (plus a chunk per
