@@ -68,12 +68,23 @@ type network struct {
 	// out[g][dim][dir.Index()] are Gemini g's connections towards its
 	// neighbour in that direction (2 in x and z, 1 in y; none at an open
 	// edge).
-	out   [][torus.DimCount][2][]*fabric.Channel
-	hosts []*host
+	out [][torus.DimCount][2][]*fabric.Channel
+	// coords[g] is Gemini g's coordinate (torus.Coord) by dimension, and
+	// rings each dimension's size and whether it is closed: worked out
+	// once for the adaptive routing's every hop.
+	coords [][torus.DimCount]int32
+	rings  [torus.DimCount]ring
+	hosts  []*host
 	// tables are the state of the re-routed tables: one, or in a
 	// partitioned run one per partition (cut), each read and written
 	// only by its partition's routers.
 	tables []tables
+}
+
+// ring is a dimension of the torus: its size, and whether it is closed.
+type ring struct {
+	size   int32
+	closed bool
 }
 
 // tables is the state of the management software's new routing tables.
@@ -139,6 +150,16 @@ func (w *network) build(m *fabric.Machine, nodes int) (fabric.Topology, error) {
 		w.routers[g] = m.NewRouter()
 	}
 	w.out = make([][torus.DimCount][2][]*fabric.Channel, t.Geminis())
+	w.coords = make([][torus.DimCount]int32, t.Geminis())
+	for g := range w.coords {
+		c := t.Coord(g)
+		for d := range torus.Dim(torus.DimCount) {
+			w.coords[g][d] = int32(c.At(d))
+		}
+	}
+	for d := range torus.Dim(torus.DimCount) {
+		w.rings[d] = ring{size: int32(t.Size(d)), closed: t.Closed(d)}
+	}
 	for c := range t.Wiring() {
 		link := m.NewLink(w.routers[c.From], w.routers[c.To], PhitTime, LinkFlight, torus.LinksPerConnection)
 		port := &w.out[c.From][c.Dim][c.Dir.Index()]

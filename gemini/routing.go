@@ -78,13 +78,13 @@ func (w *network) deterministic(g int, p *fabric.Packet) *fabric.Channel {
 // adaptive chooses the least loaded working connection of every dimension
 // and direction still minimal; the hash breaks ties, so equal loads spread.
 func (w *network) adaptive(g int, p *fabric.Packet) *fabric.Channel {
-	t := w.torus
 	var best *fabric.Channel
 	bestLoad := 0
 	k := 0
-	at, to := t.Coord(g), t.Coord(int(p.DstRouter))
+	at, to := &w.coords[g], &w.coords[p.DstRouter]
 	for d := range torus.Dim(torus.DimCount) {
-		n, dir, tie := t.DeltaAt(at, to, d)
+		r := w.rings[d]
+		n, dir, tie := torus.RingDelta(int(at[d]), int(to[d]), int(r.size), r.closed)
 		if n == 0 {
 			continue
 		}

@@ -147,18 +147,26 @@ func (t *Torus) Delta(a, b int, d Dim) (n int, dir Dir, tie bool) {
 // be in the torus: a router that asks along every dimension finds the two
 // coordinates once (Coord divides by the torus's sizes).
 func (t *Torus) DeltaAt(a, b Coord, d Dim) (n int, dir Dir, tie bool) {
-	from, to := a.At(d), b.At(d)
+	return RingDelta(a.At(d), b.At(d), t.Size(d), t.Closed(d))
+}
+
+// RingDelta is Delta along one dimension, from position from to position
+// to, both in [0, size), of a ring (closed) or a line: the minimal number
+// of hops, their direction and whether the other way is as short.
+func RingDelta(from, to, size int, closed bool) (n int, dir Dir, tie bool) {
 	if from == to {
 		return 0, 0, false
 	}
-	if !t.Closed(d) {
+	if !closed {
 		if to > from {
 			return to - from, DirPlus, false
 		}
 		return from - to, DirMinus, false
 	}
-	size := t.Size(d)
-	up := (to - from + size) % size
+	up := to - from // (to - from) mod size, both being in [0, size)
+	if up < 0 {
+		up += size
+	}
 	down := size - up
 	switch {
 	case up < down:

@@ -70,19 +70,24 @@ type body struct {
 	data any
 }
 
+// slabChunk is a chunk of the slab: bodyChunk event bodies and their
+// tie-breaks (tieBreak, without the mask of their time), by slot. The
+// tie-breaks are apart from the bodies, so that gathering the events of
+// one time reads 8 bytes a slot, eight to a cache line.
+type slabChunk struct {
+	bodies [bodyChunk]body
+	ties   [bodyChunk]uint64
+}
+
 // Kernel is a discrete-event simulator.
 type Kernel struct {
 	now   Time
 	base  Time  // keys hold times relative to it
 	queue queue // time-base << slotBits | slot
-	// slab is the event bodies, in chunks of bodyChunk made as the
-	// pending events first need them (so that growing it copies nothing
-	// and leaves no garbage); slots counts the slots made.
-	slab []*[bodyChunk]body
-	// ties are the pending events' tie-breaks (tieBreak), by slot, in
-	// chunks as the slab's: apart from the bodies, so that gathering the
-	// events of one time reads 8 bytes a slot, eight to a cache line.
-	ties  []*[bodyChunk]uint64
+	// slab is the event bodies and tie-breaks, in chunks of bodyChunk
+	// made as the pending events first need them (so that growing it
+	// copies nothing and leaves no garbage); slots counts the slots made.
+	slab  []*slabChunk
 	slots uint32
 	// freeTop is the free slot made free last, plus one (0: none); each
 	// free slot's code is the one made free before it, plus one. The
@@ -91,6 +96,10 @@ type Kernel struct {
 	fired   uint64
 	rng     *rand.Rand
 	seed    uint64
+	// mask is the mask of tie-breaks at maskTime, if masked (maskAt).
+	mask     uint64
+	maskTime Time
+	masked   bool
 
 	// The batch is the events at the time now that are yet to run, while
 	// there are several: every pending event at now is then in it. run
@@ -155,18 +164,32 @@ func (k *Kernel) setOrigin(id uint32, seq *uint32) {
 }
 
 // tieBreak is the tie-break of an event at time t scheduled by the
-// current origin: above, the origin's number XOR 32 bits of a hash of the
-// seed and t, which rank the origins with events at t afresh at every
-// instant (the order keeps actors of nearby numbers together, a channel's
-// events near its router's, as a hash of each number would not); below,
-// the origin's count of events scheduled.
+// current origin, as the kernel keeps it: above, the origin's number;
+// below, the origin's count of events scheduled. The events of one time
+// are ranked by it XOR the mask of their time (maskAt), applied where
+// they are compared (gather, and insert for an event at now): the
+// origin's number XOR 32 bits of a hash of the seed and the time, which
+// rank the origins with events at one time afresh at every instant (the
+// order keeps actors of nearby numbers together, a channel's events near
+// its router's, as a hash of each number would not). Most events share
+// their time with none, so most never need the mask.
 func (k *Kernel) tieBreak(t Time) uint64 {
 	if k.curSeq == nil {
 		k.setOrigin(k.curActor.Origin())
 	}
 	seq := *k.curSeq
 	*k.curSeq++
-	return uint64(k.curID^uint32(Mix64(k.seed+uint64(t))>>32))<<32 | uint64(seq)
+	return uint64(k.curID)<<32 | uint64(seq)
+}
+
+// maskAt is the mask of tie-breaks at time t (tieBreak), t being now: the
+// hash of the seed and t in the origin's half. It is worked out once an
+// instant.
+func (k *Kernel) maskAt(t Time) uint64 {
+	if !k.masked || k.maskTime != t {
+		k.mask, k.maskTime, k.masked = uint64(uint32(Mix64(k.seed+uint64(t))>>32))<<32, t, true
+	}
+	return k.mask
 }
 
 // Mix64 is SplitMix64's finaliser, a bijection of 64-bit words whose
@@ -250,17 +273,20 @@ func (k *Kernel) At(t Time, a Actor, code int32, data any) {
 // insert adds an event at time t (checked by At) with tie-break tie.
 func (k *Kernel) insert(t Time, tie uint64, a Actor, code int32, data any) {
 	var slot uint32
+	var c *slabChunk
 	if k.freeTop > 0 {
 		slot = uint32(k.freeTop - 1)
-		k.freeTop = k.slab[slot/bodyChunk][slot%bodyChunk].code
+		c = k.slab[slot/bodyChunk]
+		k.freeTop = c.bodies[slot%bodyChunk].code
 	} else {
 		slot = k.newSlot()
+		c = k.slab[slot/bodyChunk]
 	}
-	b := &k.slab[slot/bodyChunk][slot%bodyChunk]
+	b := &c.bodies[slot%bodyChunk]
 	b.a, b.code, b.data = a, code, data
-	k.ties[slot/bodyChunk][slot%bodyChunk] = tie
+	c.ties[slot%bodyChunk] = tie
 	if t == k.now && (k.firing || k.batched() > 0) {
-		k.pushBatch(batchEntry{tie, slot})
+		k.pushBatch(batchEntry{tie ^ k.maskAt(t), slot})
 		return
 	}
 	if e := uint64(t-k.base)<<slotBits | uint64(slot); !k.queue.pushNear(e) {
@@ -293,8 +319,7 @@ func (k *Kernel) newSlot() uint32 {
 	}
 	slot := k.slots
 	if slot%bodyChunk == 0 {
-		k.slab = append(k.slab, new([bodyChunk]body))
-		k.ties = append(k.ties, new([bodyChunk]uint64))
+		k.slab = append(k.slab, new(slabChunk))
 	}
 	k.slots++
 	return slot
@@ -341,7 +366,7 @@ func (k *Kernel) step(limit Time) bool {
 	case k.queue.len() == 0:
 		return false
 	default:
-		e := k.queue.pop()
+		e, same := k.queue.popNext()
 		t := k.base + Time(e>>slotBits)
 		if t > limit {
 			k.queue.push(e) // pending again, as it was
@@ -350,12 +375,12 @@ func (k *Kernel) step(limit Time) bool {
 		}
 		slot = uint32(e & slotMask)
 		k.now = t
-		if k.queue.sameTime(e) {
+		if same {
 			k.gather(e)
 			slot = k.popBatch()
 		}
 	}
-	bp := &k.slab[slot/bodyChunk][slot%bodyChunk]
+	bp := &k.slab[slot/bodyChunk].bodies[slot%bodyChunk]
 	b := *bp
 	*bp = body{code: k.freeTop}
 	k.freeTop = int32(slot) + 1
@@ -386,17 +411,18 @@ type batchEntry struct {
 //go:noinline
 func (k *Kernel) gather(e uint64) {
 	t := e >> slotBits
-	k.run, k.runAt = append(k.run[:0], batchEntry{k.tieOf(uint32(e & slotMask)), uint32(e & slotMask)}), 0
+	m := k.maskAt(k.now)
+	k.run, k.runAt = append(k.run[:0], batchEntry{k.tieOf(uint32(e&slotMask)) ^ m, uint32(e & slotMask)}), 0
 	var ok bool
 	if k.keys, ok = k.queue.takeTime(k.keys[:0], e); ok {
 		for _, key := range k.keys {
 			s := uint32(key & slotMask)
-			k.run = append(k.run, batchEntry{k.tieOf(s), s})
+			k.run = append(k.run, batchEntry{k.tieOf(s) ^ m, s})
 		}
 	} else {
 		for k.queue.len() > 0 && k.queue.min()>>slotBits == t {
 			s := uint32(k.queue.pop() & slotMask)
-			k.run = append(k.run, batchEntry{k.tieOf(s), s})
+			k.run = append(k.run, batchEntry{k.tieOf(s) ^ m, s})
 		}
 	}
 	// The batch's heap is empty: its room is the radix sort's other
@@ -476,7 +502,7 @@ func radixByTie(r, spare []batchEntry) []batchEntry {
 }
 
 // tieOf is the tie-break of the event in slot s.
-func (k *Kernel) tieOf(s uint32) uint64 { return k.ties[s/bodyChunk][s%bodyChunk] }
+func (k *Kernel) tieOf(s uint32) uint64 { return k.slab[s/bodyChunk].ties[s%bodyChunk] }
 
 // pushBatch adds x to the batch's heap.
 func (k *Kernel) pushBatch(x batchEntry) { k.batch = heapPush(k.batch, x, batchKey) }
@@ -487,7 +513,7 @@ func (k *Kernel) popBatch() uint32 {
 		k.runAt++
 		if k.runAt+1 < len(k.run) {
 			s := k.run[k.runAt+1].slot
-			k.readAhead += k.slab[s/bodyChunk][s%bodyChunk].code
+			k.readAhead += k.slab[s/bodyChunk].bodies[s%bodyChunk].code
 		}
 		return k.run[k.runAt-1].slot
 	}

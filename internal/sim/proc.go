@@ -225,7 +225,7 @@ func (k *Kernel) Run() error {
 			// finished work) can change nothing anyone sees.
 			break
 		}
-		if k.overLimit() {
+		if k.wallLimit > 0 && k.overLimit() { // the test outside: no call an event without the limit
 			continue
 		}
 		if k.step(limit) {

@@ -235,6 +235,30 @@ func (q *queue) pop() uint64 {
 	return e
 }
 
+// popNext is pop, and says whether a pending key has the time of the key
+// it takes (sameTime's answer for it, from the bucket pop took it from).
+func (q *queue) popNext() (uint64, bool) {
+	if q.crowded {
+		q.widen()
+	}
+	if q.far.spare < farSpare {
+		q.far.stock(farSpare)
+	}
+	if q.near > 0 {
+		j := q.first()
+		if q.far.len() == 0 || q.least(j) < q.far.least {
+			e := q.popBucket(j)
+			t := e >> slotBits
+			q.cur = t
+			// Another key of time t is next in j, t's bucket, or far's least.
+			return e, q.count[j] > 0 && q.least(j)>>slotBits == t || q.far.len() > 0 && q.far.least>>slotBits == t
+		}
+	}
+	e := q.popFar()
+	q.cur = e >> slotBits
+	return e, q.sameTime(e)
+}
+
 // sameTime says whether a pending key has the time of key e, the one pop
 // returned last: it would be the least near key, in cur's bucket, or far's
 // least.

@@ -130,10 +130,10 @@ func TestQueueMemoryBounded(t *testing.T) {
 	require.Zero(t, testing.AllocsPerRun(1000, cycle))
 }
 
-// TestQueueSameTime: after each pop, sameTime says whether another
-// pending key has the popped key's time, as a sorted reference does, over
-// keys whose times often coincide (a few times, many slots each) and
-// pushes between pops, some of them below the floor.
+// TestQueueSameTime: after each pop (popNext), popNext and sameTime say
+// whether another pending key has the popped key's time, as a sorted
+// reference does, over keys whose times often coincide (a few times, many
+// slots each) and pushes between pops, some of them below the floor.
 func TestQueueSameTime(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 2))
@@ -147,10 +147,11 @@ func TestQueueSameTime(t *testing.T) {
 			if len(ref) == 0 {
 				continue
 			}
-			e := q.pop()
+			e, same := q.popNext()
 			require.Equal(t, ref[0], e, "seed %d", seed)
 			ref = ref[1:]
 			want := len(ref) > 0 && ref[0]>>slotBits == e>>slotBits
+			require.Equal(t, want, same, "seed %d, key %#x: popNext", seed, e)
 			require.Equal(t, want, q.sameTime(e), "seed %d, key %#x", seed, e)
 			base = e >> slotBits
 		}
