@@ -96,10 +96,10 @@ type Kernel struct {
 	fired   uint64
 	rng     *rand.Rand
 	seed    uint64
-	// mask is the mask of tie-breaks at maskTime, if masked (maskAt).
+	// mask is the mask of tie-breaks at maskTime (maskAt; -1 before the
+	// first).
 	mask     uint64
 	maskTime Time
-	masked   bool
 
 	// The batch is the events at the time now that are yet to run, while
 	// there are several: every pending event at now is then in it. run
@@ -152,7 +152,7 @@ type Kernel struct {
 
 // New makes a kernel whose random choices follow seed.
 func New(seed uint64) *Kernel {
-	k := &Kernel{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seed: seed}
+	k := &Kernel{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seed: seed, maskTime: -1}
 	k.setOrigin(0, &k.ownSeq)
 	return k
 }
@@ -186,8 +186,8 @@ func (k *Kernel) tieBreak(t Time) uint64 {
 // hash of the seed and t in the origin's half. It is worked out once an
 // instant.
 func (k *Kernel) maskAt(t Time) uint64 {
-	if !k.masked || k.maskTime != t {
-		k.mask, k.maskTime, k.masked = uint64(uint32(Mix64(k.seed+uint64(t))>>32))<<32, t, true
+	if k.maskTime != t {
+		k.mask, k.maskTime = uint64(uint32(Mix64(k.seed+uint64(t))>>32))<<32, t
 	}
 	return k.mask
 }

@@ -215,28 +215,13 @@ func (q *queue) min() uint64 {
 
 // pop takes the least pending key; the queue must not be empty.
 func (q *queue) pop() uint64 {
-	if q.crowded {
-		q.widen()
-	}
-	if q.far.spare < farSpare {
-		q.far.stock(farSpare)
-	}
-	var e uint64
-	if j := uint64(0); q.near > 0 {
-		j = q.first()
-		if q.far.len() == 0 || q.least(j) < q.far.least {
-			e = q.popBucket(j)
-			q.cur = e >> slotBits
-			return e
-		}
-	}
-	e = q.popFar()
-	q.cur = e >> slotBits
+	e, _ := q.popNext()
 	return e
 }
 
-// popNext is pop, and says whether a pending key has the time of the key
-// it takes (sameTime's answer for it, from the bucket pop took it from).
+// popNext takes the least pending key, as pop, and says whether another
+// pending key has its time (sameTime's answer, from the bucket it took the
+// key from); the queue must not be empty.
 func (q *queue) popNext() (uint64, bool) {
 	if q.crowded {
 		q.widen()
