@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/hugepage"
 	"github.com/gopgas/gopgas/internal/sim"
 	"github.com/gopgas/gopgas/internal/simnet"
 )
@@ -135,6 +136,9 @@ type Machine struct {
 
 // New makes a machine of cfg, to run a job (simnet.NewJob).
 func New(cfg Config) (*Machine, error) {
+	// What the build makes is read at random by the run: it is made on
+	// huge pages where the system has them to give (package hugepage).
+	defer hugepage.Hold()()
 	if err := cfg.Params.validate(); err != nil {
 		return nil, fmt.Errorf("%s: parameters: %v", cfg.Name, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/gopgas/gopgas/internal/hugepage"
 )
 
 // A partitioned run (docs/parallel-kernel.md). The model is cut into
@@ -348,6 +350,7 @@ func (r *Parallel) Run(workers int) error {
 		return fmt.Errorf("sim: a partitioned run run twice")
 	}
 	r.ran = true
+	defer hugepage.Hold()() // as Kernel.Run
 	workers = max(1, min(workers, len(r.parts)))
 	var start time.Time
 	if r.wallLimit > 0 {
