@@ -216,7 +216,7 @@ func (k *Kernel) Run() error {
 		k.wallStart = time.Now()
 	}
 	// The model's state is read at random all over the heap: on huge
-	// pages, far fewer of its reads miss the TLB (package hugepage).
+	// pages, fewer of its reads miss the TLB (package hugepage).
 	defer hugepage.Hold()()
 	limit := k.stepLimit()
 	for {
