@@ -19,11 +19,7 @@ import (
 // block-transfer engine moves for it ("FMA transfers are lower latency
 // but require the involvement of the CPU", [ARIES-WP]).
 func TestFMABelowBTEForOneTask(t *testing.T) {
-	if race.Enabled {
-		// One kernel, no goroutines of its own: CI runs it without the
-		// race detector (its long-studies stage), many times faster.
-		t.Skip("a single-kernel simulation study: run without -race")
-	}
+	race.SkipStudy(t)
 	bytes := int64(64 + aries.PCIeOverheadBytes)
 	crossing := time.Duration(bytes*1_000_000_000_000*100/(aries.PCIeBytesPerSecond*aries.PCIeEfficiencyPercent))/1000 +
 		time.Duration(aries.PCIeLatency/1000)

@@ -41,11 +41,7 @@ func faultFigures(t *testing.T, name string, res integrity.Result, rep, healthy 
 }
 
 func TestIntegrityWithLinksFailingMidRun(t *testing.T) {
-	if race.Enabled {
-		// One kernel, no goroutines of its own: CI runs it without the
-		// race detector (its long-studies stage), many times faster.
-		t.Skip("a single-kernel simulation study: run without -race")
-	}
+	race.SkipStudy(t)
 	p := integrity.Params{MinBytes: 8, MaxBytes: 32 << 10, Factor: 8, Adds: 16, Rounds: 1}
 	big := p
 	big.MaxBytes = 256 << 10
@@ -61,7 +57,7 @@ func TestIntegrityWithLinksFailingMidRun(t *testing.T) {
 	healthy := map[string]pgas.Report{}
 	var lost, retries int64
 	for _, c := range cases {
-		if (testing.Short() || race.Enabled) && !c.short {
+		if testing.Short() && !c.short {
 			continue
 		}
 		p := p
@@ -102,11 +98,7 @@ func TestIntegrityWithLinksFailingMidRun(t *testing.T) {
 // (integrity checks the totals and that every fetched value is distinct),
 // and some of the retries were answered from the record.
 func TestAMOsExactlyOnceAcrossFailures(t *testing.T) {
-	if race.Enabled {
-		// One kernel, no goroutines of its own: CI runs it without the
-		// race detector (its long-studies stage), many times faster.
-		t.Skip("a single-kernel simulation study: run without -race")
-	}
+	race.SkipStudy(t)
 	p := integrity.Params{MinBytes: 8, MaxBytes: 512, Factor: 8, Adds: 64, Rounds: 1}
 	_, healthy, err := integrity.Job(faultCfg(map[string]string{"routing": "adaptive"}), p)
 	require.NoError(t, err)

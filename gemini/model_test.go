@@ -90,11 +90,7 @@ func TestOrderedTransfersArePacketExact(t *testing.T) {
 // benchmark value, the end time, the event count and every counter, also
 // with seeded CRC errors on the links.
 func TestDeterminism(t *testing.T) {
-	if race.Enabled {
-		// One kernel, no goroutines of its own: CI runs it without the
-		// race detector (its long-studies stage), many times faster.
-		t.Skip("a single-kernel simulation study: run without -race")
-	}
+	race.SkipStudy(t)
 	for _, opts := range []map[string]string{nil, {"crc_error_rate": "0.01"}} {
 		run := func() (*bench.Result, *bench.Result) {
 			cfg := pgas.Config{Conduit: "gemini", Ordering: pgas.OrderStrict, Options: opts, Seed: 42}
