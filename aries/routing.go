@@ -140,10 +140,9 @@ type routing struct {
 	// candidate's cost asks of every hop, from 8 bytes an Aries rather
 	// than a row of pointers (a cache line fewer per hop).
 	cabled []uint64
-	// The remote loads the routing sees: snapLoad[a*NetworkPortsPerAries
-	// + port] is the load of that link when last sampled, at snapAt.
-	snapLoad []int32
-	snapAt   []Time
+	// The remote loads the routing sees: snaps[a*NetworkPortsPerAries +
+	// port] is the load of that link when last sampled, and when that was.
+	snaps []loadSample
 	// clock, when set, is the simulation's clock (the fabric Machine's):
 	// remote loads are then sampled every LoadUpdatePeriod; without it
 	// (tests of routes on a network no job runs) they are seen as they are.
@@ -243,10 +242,9 @@ func (rt *routing) build(m *fabric.Machine, d *Dragonfly) error {
 		rt.rngs[a].Seed(routeSeed, uint64(a))
 	}
 	rt.clock, rt.fab = m, m
-	rt.snapLoad = make([]int32, n*NetworkPortsPerAries)
-	rt.snapAt = make([]Time, n*NetworkPortsPerAries)
-	for i := range rt.snapAt {
-		rt.snapAt[i] = -LoadUpdatePeriod
+	rt.snaps = make([]loadSample, n*NetworkPortsPerAries)
+	for i := range rt.snaps {
+		rt.snaps[i].at = -LoadUpdatePeriod
 	}
 	for i := range rt.cand {
 		rt.cand[i] = make(Path, 0, MaxNonMinimalHops)
@@ -732,14 +730,21 @@ func (rt *routing) sampled(a, port int) int {
 	if rt.clock == nil {
 		return c.Load()
 	}
-	i := a*NetworkPortsPerAries + port
-	if now := rt.clock.Now(); now-rt.snapAt[i] >= LoadUpdatePeriod {
+	s := &rt.snaps[a*NetworkPortsPerAries+port]
+	if now := rt.clock.Now(); now-s.at >= LoadUpdatePeriod {
 		// The sample the Aries last received: taken at the last multiple
 		// of the period.
-		rt.snapAt[i] = now - now%LoadUpdatePeriod
-		rt.snapLoad[i] = int32(min(c.Load(), math.MaxInt32))
+		s.at = now - now%LoadUpdatePeriod
+		s.load = int32(min(c.Load(), math.MaxInt32))
 	}
-	return int(rt.snapLoad[i])
+	return int(s.load)
+}
+
+// loadSample is a remote link's load as last sampled (routing.snaps),
+// and when: the two together, one cache line to read.
+type loadSample struct {
+	at   Time
+	load int32
 }
 
 // works says whether none of path's links has failed.

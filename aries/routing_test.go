@@ -248,13 +248,13 @@ func TestRemoteLoadSampling(t *testing.T) {
 	w.routing.clock = clock
 	assert.Zero(t, w.routing.sampled(0, 1), "a quiet link")
 	i := 0*NetworkPortsPerAries + 1
-	assert.Equal(t, 5*LoadUpdatePeriod, w.routing.snapAt[i])
-	w.routing.snapLoad[i] = 7 // as if the link had been loaded at the sample
+	assert.Equal(t, 5*LoadUpdatePeriod, w.routing.snaps[i].at)
+	w.routing.snaps[i].load = 7 // as if the link had been loaded at the sample
 	clock.now += LoadUpdatePeriod - 1
 	assert.Equal(t, 7, w.routing.sampled(0, 1), "the sample holds for a period")
 	clock.now++
 	assert.Zero(t, w.routing.sampled(0, 1), "then the next is taken")
-	assert.Equal(t, 6*LoadUpdatePeriod, w.routing.snapAt[i])
+	assert.Equal(t, 6*LoadUpdatePeriod, w.routing.snaps[i].at)
 	assert.Equal(t, Time(11428), LoadUpdatePeriod, "10 cycles at 875 MHz")
 }
 
@@ -262,8 +262,8 @@ func TestRemoteLoadSampling(t *testing.T) {
 // sampled now.
 func rerouteLoad(w *network, a, port, units int) {
 	i := a*NetworkPortsPerAries + port
-	w.routing.snapAt[i] = w.routing.clock.Now()
-	w.routing.snapLoad[i] = int32(units)
+	w.routing.snaps[i].at = w.routing.clock.Now()
+	w.routing.snaps[i].load = int32(units)
 }
 
 // rerouteWalk routes p hop by hop from Aries src to its destination Aries,
@@ -345,7 +345,9 @@ func TestRerouteAtNextAries(t *testing.T) {
 			} else {
 				assert.Equal(t, r0, w.routing.rerouted)
 			}
-			clear(w.routing.snapLoad)
+			for i := range w.routing.snaps {
+				w.routing.snaps[i].load = 0
+			}
 		}
 		t.Logf("progressive=%v: %d rerouted, %d of them non-minimal, of %d loaded routes", progressive, w.routing.rerouted, w.routing.reroutedNonMinimal, tried)
 		if progressive {

@@ -87,8 +87,7 @@ func TestScaleLargestFabric(t *testing.T) {
 			}
 		}
 	}
-	tables := len(w.routing.out)*int(unsafe.Sizeof(w.routing.out[0])) + len(w.routing.snapLoad)*int(unsafe.Sizeof(w.routing.snapLoad[0])) +
-		len(w.routing.snapAt)*int(unsafe.Sizeof(w.routing.snapAt[0]))
+	tables := len(w.routing.out)*int(unsafe.Sizeof(w.routing.out[0])) + len(w.routing.snaps)*int(unsafe.Sizeof(w.routing.snaps[0]))
 	t.Logf("%v: %d routers, %d link directions built in %v; heap in use %+.0f MiB (%.0f B per link direction), "+
 		"of which the network's own tables %.1f MiB (the rest is the fabric's routers and channels)",
 		w.routing.df, len(w.routing.routers), links, built, float64(after.HeapInuse-before.HeapInuse)/netTestMiB,

@@ -40,7 +40,7 @@ func longLinkTime(t *testing.T, n, size, own, shared int) Time {
 	}
 	m.k.RunUntil(1 << 50)
 	require.Zero(t, link.queued, "every packet sent")
-	link.absorb(2)
+	link.absorbVC(2, &link.vcList()[2], m.k.Now())
 	assert.Equal(t, own, int(link.vcList()[2].credits), "the VC's own space back")
 	assert.Equal(t, shared, int(link.shared), "the pool back")
 	return link.busy
@@ -85,7 +85,7 @@ func TestCreditsComeBackWhenDue(t *testing.T) {
 	m.k.RunUntil(301_000) // VCs 0 and 1 have two returns back, VC 3 one
 	all.absorbAll()
 	for vc := range 4 {
-		each.absorb(vc)
+		each.absorbVC(vc, &each.vcList()[vc], m.k.Now())
 	}
 	for _, c := range []*Channel{all, each} {
 		v := c.vcList()

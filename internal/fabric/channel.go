@@ -55,18 +55,18 @@ type Channel struct {
 	pending   bool // a send attempt is scheduled
 	rr        uint8
 	link      bool // between routers (not a processor tile)
-
-	// stalled: it had something to send while the network was quiesced
-	// (fault.go); it is kicked when traffic is released.
-	stalled bool
 	// nvcs is the length of vcs (Params.VCs, at most MaxVCs; 0 until
 	// useVCs): a byte of the channel's own rather than the machine's
 	// parameter, a load less at every look at a VC.
 	nvcs uint8
+	// queuedVCs has bit vc set while VC vc has a packet queued, and
+	// returningVCs while it has credits on their way back (a list): a
+	// send attempt reads the state of those VCs only, not every VC's
+	// (two cache lines on Aries, of which most attempts need one).
+	queuedVCs, returningVCs uint8
 	// srcTile and dstTile are its tiles in the routers at its ends (tiled
 	// routers only).
 	srcTile, dstTile int16
-	lanes            int16 // lanes carrying each packet together (a backend's link width)
 	// shared is the space left in the pool every VC may use
 	// (Params.SharedInputUnits, which validate keeps within int32).
 	shared int32
@@ -78,12 +78,19 @@ type Channel struct {
 	from, to *Router // routers at its ends; from is nil for an injection tile, to for an ejection tile
 	flight   Time
 
-	fullTime Time // unitTime with every lane working
+	fullTime Time  // unitTime with every lane working
+	lanes    int16 // lanes carrying each packet together (a backend's link width)
+	// stalled: it had something to send while the network was quiesced
+	// (fault.go); it is kicked when traffic is released.
+	stalled bool
 
-	sent     int64
-	retries  int32
-	seq      uint32 // events it has scheduled (Origin)
-	busyTime Time
+	sent int64
+	seq  uint32 // events it has scheduled (Origin)
+
+	// A channel is 128 bytes, two cache lines, so that the channels of a
+	// slab (newChannel) line up with the lines: its first line is what a
+	// send attempt and a look at its load read first.
+	_ [4]byte
 }
 
 // Origin is the channel's number among the kernel's actors and its count
@@ -100,7 +107,7 @@ type vcState struct {
 	// channel's packets leave in order and each returns its space a fixed
 	// time after its tail arrives, so the times never decrease). They are
 	// counted when the channel looks, not by events of their own. A VC
-	// with none on their way has no list (addReturn). It is the number of
+	// with none on their way has no list (queueReturn). It is the number of
 	// the machine's list that holds them (Machine.returnList), 0 for none:
 	// 32 bits rather than a pointer make the state 16 bytes, not 24.
 	returns uint32
@@ -112,9 +119,19 @@ func (c *Channel) SetTiles(src, dst int) {
 	c.srcTile, c.dstTile = int16(src), int16(dst)
 }
 
-// channelSlab is how many channels newChannel allocates at once: a block
-// of them costs one allocation and no rounding up to a size class.
-const channelSlab = 64
+// slabBytes is the size of the blocks the machine makes its channels, VC
+// states and credit return lists in: 32 KiB, the least the allocator
+// makes as an object of its own pages. Its smaller objects that hold
+// pointers begin with an 8-byte header, which would leave each channel,
+// each channel's VC states and each list 8 bytes past a cache line (a
+// 128-byte channel across three lines, a 32-byte list across two), and
+// round an 8 KiB block up to 9.25 KiB; these start on a page, with no
+// header and nothing rounded up.
+const slabBytes = 32 << 10
+
+// channelSlab is how many channels newChannel allocates at once, in a
+// block of slabBytes.
+const channelSlab = slabBytes / int(unsafe.Sizeof(Channel{}))
 
 // newChannel makes a channel from one router to another (either nil for a
 // tile) and gives it the next id.
@@ -196,6 +213,7 @@ func (c *Channel) enqueue(p *Packet) {
 		c.useVCs()
 	}
 	c.vcList()[p.VC].q.push(p)
+	c.queuedVCs |= 1 << p.VC
 	c.queued++
 	c.queuedUnits += int32(p.Size)
 	if !c.pending && c.m.k.Now() >= c.busy {
@@ -205,8 +223,9 @@ func (c *Channel) enqueue(p *Packet) {
 	c.kick()
 }
 
-// vcSlab is how many channels' VC states useVCs allocates at once.
-const vcSlab = 64
+// vcSlab is how many VC states useVCs allocates at once, in a block of
+// slabBytes (256 channels' on Aries, 8 VCs each).
+const vcSlab = slabBytes / int(unsafe.Sizeof(vcState{}))
 
 // useVCs gives the channel its VCs' state, each with all of its own
 // input-buffer space at the far end.
@@ -214,7 +233,7 @@ func (c *Channel) useVCs() {
 	m := c.m
 	n := m.p.VCs
 	if len(m.vcSlab) < n {
-		m.vcSlab = make([]vcState, vcSlab*n)
+		m.vcSlab = make([]vcState, max(vcSlab, n))
 	}
 	c.vcs, c.nvcs = &m.vcSlab[0], uint8(n)
 	m.vcSlab = m.vcSlab[n:]
@@ -246,14 +265,6 @@ func (c *Channel) Fire(int32, any) {
 	c.send()
 }
 
-// absorb counts the credits of VC vc that have come back by now. It
-// reads only vc's own returns: the channel's next due time (dueFrom) is
-// kept for absorbAll, since finding it again here would read every other
-// VC's returns as well.
-func (c *Channel) absorb(vc int) {
-	c.absorbVC(&c.vcList()[vc], c.m.k.Now())
-}
-
 // absorbAll counts the credits of every VC that have come back by now,
 // finding the channel's next due time in the same pass.
 func (c *Channel) absorbAll() {
@@ -263,42 +274,45 @@ func (c *Channel) absorbAll() {
 	}
 	due := Time(math.MaxInt64)
 	vcs := c.vcList()
-	for k := range vcs {
-		if vcs[k].returns != 0 {
-			due = min(due, c.absorbVC(&vcs[k], now))
-		}
+	for r := c.returningVCs; r != 0; r &= r - 1 {
+		vc := bits.TrailingZeros8(r)
+		due = min(due, c.absorbVC(vc, &vcs[vc], now))
 	}
 	c.dueFrom = due
 }
 
-// absorbVC counts the credits of VC state v that have come back by now,
-// and returns when its next comes back (math.MaxInt64: none is on its
-// way).
-func (c *Channel) absorbVC(v *vcState, now Time) Time {
-	if v.returns == 0 {
+// absorbVC counts the credits of VC vc, whose state is v, that have come
+// back by now, and returns when its next comes back (math.MaxInt64: none
+// is on its way).
+func (c *Channel) absorbVC(vc int, v *vcState, now Time) Time {
+	if c.returningVCs>>vc&1 == 0 {
 		return math.MaxInt64
 	}
 	l := c.m.returnList(v.returns)
-	r := l.returns()
+	if l.first.at > now {
+		return l.first.at
+	}
+	v.credits += l.first.units
+	c.shared += l.first.shared
+	r := l.rest()
 	i := 0
 	for i < len(r) && r[i].at <= now {
 		v.credits += r[i].units
 		c.shared += r[i].shared
 		i++
 	}
-	if i > 0 {
-		n := copy(r, r[i:])
-		l.setLen(n)
-		if n == 0 {
-			// The list goes back to the machine with its piece: a
-			// channel holds lists only for the credits it has on their
-			// way back.
-			l.next, c.m.freeReturnLists = c.m.freeReturnLists, v.returns
-			v.returns = 0
-			return math.MaxInt64
-		}
+	if i == len(r) {
+		// The list goes back to the machine with its piece: a channel
+		// holds lists only for the credits it has on their way back.
+		l.setLen(0)
+		l.next, c.m.freeReturnLists = c.m.freeReturnLists, v.returns
+		v.returns = 0
+		c.returningVCs &^= 1 << vc
+		return math.MaxInt64
 	}
-	return r[0].at
+	l.first = r[i]
+	l.setLen(1 + copy(r, r[i+1:]))
+	return l.first.at
 }
 
 // send starts the next packet that has room downstream, taking the virtual
@@ -351,13 +365,16 @@ func (c *Channel) pick() *Packet {
 		if vc == vcs {
 			vc = 0
 		}
-		q := &states[vc].q
-		head := q.front()
-		if head == nil {
+		if c.queuedVCs>>vc&1 == 0 {
 			continue
 		}
+		q := &states[vc].q
+		head := q.front()
 		if !pooled {
-			c.absorb(vc)
+			// Only vc's own returns: the channel's next due time
+			// (dueFrom) is kept for absorbAll, since finding it here
+			// would read every other VC's returns as well.
+			c.absorbVC(vc, &states[vc], c.m.k.Now())
 		}
 		if int(states[vc].credits)+int(c.shared) < c.creditsFor(head) {
 			if pooled {
@@ -368,6 +385,9 @@ func (c *Channel) pick() *Packet {
 			continue
 		}
 		p := q.pop()
+		if q.front() == nil {
+			c.queuedVCs &^= 1 << vc
+		}
 		c.rr = uint8(vc + 1)
 		if int(c.rr) == vcs {
 			c.rr = 0
@@ -376,8 +396,8 @@ func (c *Channel) pick() *Packet {
 	}
 	if blocked {
 		// Space of any VC may be what it waits for.
-		for vc := range vcs {
-			wake = c.firstReturn(vc, wake)
+		for r := c.returningVCs; r != 0; r &= r - 1 {
+			wake = c.firstReturn(bits.TrailingZeros8(r), wake)
 		}
 	}
 	if wake >= 0 {
@@ -389,9 +409,12 @@ func (c *Channel) pick() *Packet {
 // firstReturn is the earlier of wake (none if negative) and when vc's
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
+	if c.returningVCs>>vc&1 == 0 {
+		return wake
+	}
 	if id := c.vcList()[vc].returns; id != 0 {
-		if l := c.m.returnList(id); l.len() > 0 && (wake < 0 || l.p.at < wake) {
-			return l.p.at
+		if l := c.m.returnList(id); l.len() > 0 && (wake < 0 || l.first.at < wake) {
+			return l.first.at
 		}
 	}
 	return wake
@@ -419,7 +442,6 @@ func (c *Channel) take(p *Packet) (need int) {
 func (c *Channel) crc(ser Time) (occupy, extra Time) {
 	occupy = ser
 	if rate := c.m.opts.CRCErrorRate; rate > 0 && c.crcDraw() < rate {
-		c.retries++
 		c.m.stats.CRCRetries++
 		extra = ser + 2*c.flight
 		occupy = 2 * ser
@@ -440,7 +462,6 @@ func (c *Channel) crcDraw() float64 {
 // occupy makes the channel busy with p for occupy from now, and counts it.
 func (c *Channel) occupy(p *Packet, now, occupy Time) {
 	c.busy = now + occupy
-	c.busyTime += occupy
 	c.sent++
 	c.m.stats.ChannelUnits += int64(p.Size)
 	if c.link {
@@ -475,35 +496,34 @@ func (c *Channel) arrive(p *Packet, head, tail Time, need int) {
 	c.queueReturn(p.VC, creditReturn{tail + c.m.p.InputStage + c.flight, int32(need) - p.pooled, p.pooled})
 }
 
-// queueReturn puts r on its way back to VC vc.
-func (c *Channel) queueReturn(vc uint8, r creditReturn) {
-	c.m.addReturn(&c.vcList()[vc], r)
-	c.dueFrom = min(c.dueFrom, r.at)
-}
-
-// returnSlab is how many credit returns addReturn carves from the
+// returnSlab is how many credit returns queueReturn carves from the
 // machine's block at once (8 KiB): a partitioned machine has a block in
 // each partition.
 const returnSlab = 512
 
-// returnList is a VC's credits on their way back (vcState.returns), in
-// a piece of the machine's block of credit returns. A VC that has carried
-// a packet keeps a list until the channel next looks (2 million at once
-// on the full Aries system), so a list is 16 bytes: its piece named by its
-// first return, and its length and its piece's size (a power of two) in
-// one word, rather than a slice and its own number (24 bytes more).
+// returnList is a VC's credits on their way back (vcState.returns): the
+// first in the list itself and the rest in a piece of the machine's block
+// of credit returns. A VC that has carried a packet keeps a list until the
+// channel next looks (2 million at once on the full Aries system), and
+// most lists hold one return and nothing else (minReturns), so a list is
+// 32 bytes: its first return, its piece named by the piece's first
+// return, and its length and its piece's size (a power of two) in one
+// word, rather than a slice and its own number. A list of one return
+// needs no piece, and is one cache line to read, not a line for the list
+// and another for its piece.
 type returnList struct {
-	p    *creditReturn // its piece's first return; nil before it has one
-	nc   uint32        // its length (the low returnLenBits) and log2 of its piece's size
-	next uint32        // on the machine's free lists, the number of the next (0: none)
+	first creditReturn  // its first return, when it has one
+	p     *creditReturn // its piece's first return (its second on); nil before it has one
+	nc    uint32        // its length (the low returnLenBits) and log2 of its piece's size
+	next  uint32        // on the machine's free lists, the number of the next (0: none)
 }
 
 // returnLenBits is how many bits of returnList.nc hold its length: a
 // list longer than that (a VC with more than 134 million packets' credits
-// on their way back) ends the job (addReturn).
+// on their way back) ends the job (queueReturn).
 const returnLenBits = 27
 
-// len is how many returns the list holds.
+// len is how many returns the list holds, its first included.
 func (l *returnList) len() int { return int(l.nc & (1<<returnLenBits - 1)) }
 
 // cap is the size of the list's piece (0 before it has one).
@@ -514,23 +534,28 @@ func (l *returnList) cap() int {
 	return 1 << (l.nc >> returnLenBits)
 }
 
-// returns is the list's returns, in its piece.
-func (l *returnList) returns() []creditReturn {
-	return unsafe.Slice(l.p, l.cap())[:l.len()]
+// rest is the list's returns after its first, in its piece (none for a
+// list of one, or none).
+func (l *returnList) rest() []creditReturn {
+	if l.p == nil {
+		return nil
+	}
+	return unsafe.Slice(l.p, l.cap())[:max(l.len()-1, 0)]
 }
 
-// setLen makes the list's first n returns its own.
+// setLen makes the list's length n, its first return included.
 func (l *returnList) setLen(n int) { l.nc = l.nc&^(1<<returnLenBits-1) | uint32(n) }
 
-// set makes r, whose capacity is a power of two, the list's returns and
-// piece.
-func (l *returnList) set(r []creditReturn) {
+// setPiece makes r, whose capacity is a power of two, the list's piece,
+// and its returns the list's after the first.
+func (l *returnList) setPiece(r []creditReturn) {
 	l.p = unsafe.SliceData(r[:cap(r)])
-	l.nc = uint32(bits.TrailingZeros(uint(cap(r))))<<returnLenBits | uint32(len(r))
+	l.nc = uint32(bits.TrailingZeros(uint(cap(r))))<<returnLenBits | uint32(1+len(r))
 }
 
-// returnListChunk is how many lists the machine makes at once.
-const returnListChunk = 256
+// returnListChunk is how many lists the machine makes at once, in a block
+// of slabBytes.
+const returnListChunk = uint32(slabBytes / unsafe.Sizeof(returnList{}))
 
 // returnList is the machine's list number id (from 1).
 func (m *Machine) returnList(id uint32) *returnList {
@@ -554,51 +579,59 @@ func (m *Machine) newReturnList() (uint32, *returnList) {
 	return n + 1, &m.returnLists[n/returnListChunk][n%returnListChunk]
 }
 
-// addReturn appends r to v's credits on their way back. A VC has a list
-// only while it has credits on their way back: it takes one from the
-// machine's free lists, which absorb gives the lists it empties back to,
-// pieces and all. A list's piece comes from a block shared by the
-// machine's channels, not from an allocation of its own: a list that is
-// full moves to a piece twice its size, and the piece it leaves goes on
-// the machine's free list of pieces of its size for the next list that
-// grows to that size. So the lists and pieces in use are those of the
-// credits on their way back now, and the free ones at most the most that
-// ever were at once.
-func (m *Machine) addReturn(v *vcState, r creditReturn) {
+// queueReturn puts r on its way back to VC vc, after the VC's other
+// credits on their way back. A VC has a list only while it has credits on
+// their way back: it takes one from the machine's free lists, which
+// absorbVC gives the lists it empties back to, pieces and all. The first return is kept in the list; a piece for the
+// rest comes from a block shared by the machine's channels, not from an
+// allocation of its own: a list whose piece is full moves to a piece
+// twice its size, and the piece it leaves goes on the machine's free list
+// of pieces of its size for the next list that grows to that size. So the
+// lists and pieces in use are those of the credits on their way back now,
+// and the free ones at most the most that ever were at once.
+func (c *Channel) queueReturn(vc uint8, r creditReturn) {
+	m, v := c.m, &c.vcList()[vc]
+	c.returningVCs |= 1 << vc
+	c.dueFrom = min(c.dueFrom, r.at)
 	var l *returnList
 	if v.returns == 0 {
 		v.returns, l = m.newReturnList()
 	} else {
 		l = m.returnList(v.returns)
 	}
-	n, c := l.len(), l.cap()
-	if n == c {
-		if n == 1<<returnLenBits-1 {
-			m.k.Fail(fmt.Errorf("%s: a VC with %d credit returns on their way back", m.name, n))
-			return
-		}
-		old := l.returns()
-		grown := m.returnPiece(max(minReturns, 2*c))[:n]
+	n, size := l.len(), l.cap()
+	switch {
+	case n == 0:
+		l.first = r
+		l.setLen(1)
+		return
+	case n == 1<<returnLenBits-1:
+		m.k.Fail(fmt.Errorf("%s: a VC with %d credit returns on their way back", m.name, n))
+		return
+	case n-1 == size:
+		old := l.rest()
+		grown := m.returnPiece(max(minReturns, 2*size))[:n-1]
 		copy(grown, old)
-		if c > 0 {
-			k := bits.Len(uint(c / minReturns))
+		if size > 0 {
+			k := bits.Len(uint(size / minReturns))
 			for len(m.returnFree) <= k {
 				m.returnFree = append(m.returnFree, stack[[]creditReturn]{})
 			}
 			m.returnFree[k].push(old[:0])
 		}
-		l.set(grown)
+		l.setPiece(grown)
 	}
-	unsafe.Slice(l.p, n+1)[n] = r
+	unsafe.Slice(l.p, n)[n-1] = r
 	l.setLen(n + 1)
 }
 
-// minReturns is the smallest piece of a credit return list: one return.
-// A VC's list holds what the channel has not yet looked at, and a channel
-// looks only when it has a packet to send on the VC, so most lists hold
-// the last packet's return and nothing else (1.07 returns a list on
-// average, counted on 40 groups of the Aries system under uniform random
-// traffic): a larger first piece would be mostly empty.
+// minReturns is the smallest piece of a credit return list: one return,
+// the list's second. A VC's list holds what the channel has not yet looked
+// at, and a channel looks only when it has a packet to send on the VC, so
+// most lists hold the last packet's return and nothing else (1.07 returns
+// a list on average, counted on 40 groups of the Aries system under
+// uniform random traffic), which the list keeps itself: a larger first
+// piece would be mostly empty.
 const minReturns = 1
 
 // returnPiece is an empty piece of n credit returns (minReturns times a

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,36 @@ func TestTiledRouterBusesAfterLongTime(t *testing.T) {
 	assert.Equal(t, later, r.busBase, "the base moved up to now")
 	k.RunUntil(2 * later)
 	assert.Equal(t, 2*later+8000, crossAt(r, 0, out[1], size), "every bus free long after")
+}
+
+// Each row bus (an input tile to an output column) and each column bus (an
+// output column's, from an input row to an output row) of a 6 x 8 tiled
+// router has a place of its own among the router's buses, and the two a
+// crossing uses share a cache line.
+func TestBusBlocks(t *testing.T) {
+	const rows, cols = 6, 8
+	rowOf, colOf := map[int][2]int{}, map[int][3]int{}
+	for in := range rows * cols {
+		for o := range rows * cols {
+			ri, ci := busIndex(rows, cols, in, o)
+			rb, cb := [2]int{in, o % cols}, [3]int{in / cols, o % cols, o / cols}
+			if prev, ok := rowOf[ri]; ok {
+				require.Equal(t, rb, prev, "place %d holds one row bus", ri)
+			}
+			if prev, ok := colOf[ci]; ok {
+				require.Equal(t, cb, prev, "place %d holds one column bus", ci)
+			}
+			rowOf[ri], colOf[ci] = rb, cb
+			require.NotContains(t, colOf, ri)
+			require.NotContains(t, rowOf, ci)
+			require.Less(t, ci, rows*cols*busBlock(rows, cols))
+			require.Equal(t, ri*4/64, ci*4/64, "in %d to out %d: one cache line", in, o)
+		}
+	}
+	assert.Len(t, rowOf, rows*cols*cols)
+	assert.Len(t, colOf, rows*cols*rows)
+	// The blocks line up with cache lines when the buses do: the
+	// allocator's size class for them (3 KiB) is a multiple of 64.
+	buses := make([]uint32, rows*cols*busBlock(rows, cols))
+	assert.Zero(t, uintptr(unsafe.Pointer(&buses[0]))%64)
 }

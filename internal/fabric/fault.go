@@ -263,7 +263,7 @@ func (m *Machine) fail(cs []*Channel) {
 				requeue = append(requeue, heldPacket{c.from, p})
 			}
 		}
-		c.queued, c.queuedUnits = 0, 0
+		c.queued, c.queuedUnits, c.queuedVCs = 0, 0, 0
 	}
 	if !failed {
 		return

@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math"
 	"testing"
 	"unsafe"
 
@@ -33,15 +34,19 @@ func TestChannelVCStateOnFirstUse(t *testing.T) {
 // Credit returns kept in pieces of the machine's block keep their order
 // and values as a list grows past each piece, for VCs growing in turn.
 func TestCreditReturnLists(t *testing.T) {
-	m := &Machine{}
-	var vs [3]vcState
+	m := bareMachine(t, 3, 1, 40, 0)
+	c := m.NewLink(m.NewRouter(), m.NewRouter(), 1000, 5000, 1)
+	c.useVCs()
 	for i := range 1000 {
-		m.addReturn(&vs[i%3], creditReturn{at: Time(i), units: int32(i)})
+		c.queueReturn(uint8(i%3), creditReturn{at: Time(i), units: int32(i)})
 	}
-	for k, v := range vs {
+	assert.Equal(t, uint8(0b111), c.returningVCs)
+	for k, v := range c.vcList() {
 		l := m.returnList(v.returns)
-		require.Len(t, l.returns(), 333+b2i(k == 0))
-		for j, r := range l.returns() {
+		rs := append([]creditReturn{l.first}, l.rest()...)
+		require.Len(t, rs, 333+b2i(k == 0))
+		require.Equal(t, len(rs), l.len())
+		for j, r := range rs {
 			assert.Equal(t, Time(3*j+k), r.at)
 			assert.Equal(t, int32(3*j+k), r.units)
 		}
@@ -99,10 +104,20 @@ func TestPerPostStateSize(t *testing.T) {
 // A machine holds a channel for every link direction and tile (1.3
 // million on the full Aries system), used or not: its fields are packed
 // without padding (counts of lanes, its id and the pool's space in fewer
-// than 64 bits).
+// than 64 bits), into two cache lines exactly, the first holding what its
+// load reads, so that a slab's channels line up with the lines.
 func TestChannelSize(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Channel{}), uintptr(128))
+	var c Channel
+	assert.Equal(t, uintptr(128), unsafe.Sizeof(c))
+	for _, f := range []uintptr{unsafe.Offsetof(c.busy), unsafe.Offsetof(c.unitTime), unsafe.Offsetof(c.queuedUnits), unsafe.Offsetof(c.committed), unsafe.Offsetof(c.down),
+		unsafe.Offsetof(c.queuedVCs), unsafe.Offsetof(c.returningVCs)} {
+		assert.Less(t, f, uintptr(64))
+	}
+	slabSink = make([]Channel, channelSlab) // on the heap, as newChannel's
+	assert.Zero(t, uintptr(unsafe.Pointer(&slabSink[0]))%64, "a slab's first channel starts a line")
 }
+
+var slabSink []Channel
 
 // A channel's VC state is 16 bytes a VC (8 per channel used on Aries, 1.2
 // million channels on the full system's traffic): its list of returns is
@@ -122,19 +137,59 @@ func TestNICSize(t *testing.T) {
 
 // A VC that has carried a packet keeps its list of credit returns until
 // the channel next looks (2 million lists at once on the full Aries
-// system): a list is 16 bytes, its piece named by its first return and its
-// length and piece size packed in one word.
+// system): a list is 32 bytes, its first return in it (most lists hold no
+// other), its piece named by the piece's first return and its length and
+// piece size packed in one word.
 func TestReturnListSize(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(returnList{}), uintptr(16))
-	m := &Machine{}
-	var v vcState
-	for i := range 5 {
-		m.addReturn(&v, creditReturn{at: Time(i)})
-	}
+	assert.LessOrEqual(t, unsafe.Sizeof(returnList{}), uintptr(32))
+	m := bareMachine(t, 1, 1, 40, 0)
+	c := m.NewLink(m.NewRouter(), m.NewRouter(), 1000, 5000, 1)
+	c.useVCs()
+	v := &c.vcList()[0]
+	c.queueReturn(0, creditReturn{at: 0})
 	l := m.returnList(v.returns)
-	assert.Equal(t, 5, l.len())
-	assert.Equal(t, 8, l.cap(), "pieces of 1, 2, 4, then 8 returns")
+	assert.Equal(t, 1, l.len())
+	assert.Zero(t, l.cap(), "a list of one return has no piece")
+	for i := 1; i < 6; i++ {
+		c.queueReturn(0, creditReturn{at: Time(i)})
+	}
+	assert.Equal(t, 6, l.len())
+	assert.Equal(t, 8, l.cap(), "pieces of 1, 2, 4, then 8 returns for those after the first")
 	l.setLen(2)
 	assert.Equal(t, 2, l.len())
 	assert.Equal(t, 8, l.cap(), "a shorter list keeps its piece")
+}
+
+// Credits come back in their lists' order as the channel looks: those due
+// by now are counted, the first due after them becomes the list's first,
+// and the list goes back to the machine, its piece with it, once empty; a
+// list taken from the machine again starts with the next return.
+func TestCreditReturnsAbsorbed(t *testing.T) {
+	m := bareMachine(t, 3, 1, 40, 0)
+	a, b := m.NewRouter(), m.NewRouter()
+	c := m.NewLink(a, b, 1000, 5000, 1)
+	c.useVCs()
+	v := &c.vcList()[0]
+	v.credits = 0
+	assert.Zero(t, uintptr(unsafe.Pointer(v))%64, "a block's first VC states start a line")
+	for i := 1; i <= 5; i++ {
+		c.queueReturn(0, creditReturn{at: Time(100 * i), units: int32(i)})
+	}
+	assert.Equal(t, Time(100), c.absorbVC(0, v, 99), "nothing due yet")
+	assert.Zero(t, v.credits)
+	assert.Equal(t, Time(400), c.absorbVC(0, v, 350), "the first three due")
+	assert.Equal(t, int32(1+2+3), v.credits)
+	l := m.returnList(v.returns)
+	assert.Zero(t, uintptr(unsafe.Pointer(l))%32, "a list in one line")
+	assert.Equal(t, 2, l.len())
+	assert.Equal(t, Time(400), l.first.at)
+	assert.Equal(t, Time(500), l.rest()[0].at)
+	id := v.returns
+	assert.Equal(t, Time(math.MaxInt64), c.absorbVC(0, v, 500), "the rest")
+	assert.Equal(t, int32(15), v.credits)
+	assert.Zero(t, v.returns, "the list is back with the machine")
+	c.queueReturn(0, creditReturn{at: 600, units: 7})
+	assert.Equal(t, id, v.returns, "the list made free last")
+	assert.Equal(t, 1, m.returnList(id).len())
+	assert.Equal(t, Time(600), c.absorbVC(0, v, 599))
 }

@@ -62,7 +62,7 @@ type Machine struct {
 	freePkts *Packet
 	chanSlab []Channel // channels newChannel has yet to hand out
 	vcSlab   []vcState // VC states useVCs has yet to hand out
-	// returnSlab is the block addReturn carves credit return lists from,
+	// returnSlab is the block queueReturn carves credit return lists from,
 	// returnFree the pieces lists have left, by size (returnPiece), and
 	// freeReturnLists the first of the lists VCs have left (its number,
 	// 0 for none). returnLists are the lists made, returnListChunk at a

@@ -16,12 +16,14 @@ type Router struct {
 	// The fields a packet's crossing reads come first, in the router's
 	// first cache line; the lists of its channels after them.
 	m *Machine
-	// buses is when each row bus (by input tile and column) and then
-	// each column bus (by row, column and output row) of a tiled router
+	// buses is when each row bus and each column bus of a tiled router
 	// is next free, in picoseconds after busBase; made when first needed.
 	// A bus is never busy for long (a few packets' serialization), so the
 	// times fit in 32 bits, and a time at or before busBase stands for
-	// "free".
+	// "free". They are kept in blocks (busBlock), one for each input row
+	// and output column, that hold the two buses a packet crosses: the
+	// row buses from that row's input tiles to the column, and the column
+	// buses down it to each output row.
 	buses   []uint32
 	busBase Time
 	seq     uint32 // events it has scheduled (Origin)
@@ -156,13 +158,14 @@ func (r *Router) cross(p *Packet, out *Channel) Time {
 	m := r.m
 	rows, cols := m.p.TileRows, m.p.TileColumns
 	if r.buses == nil {
-		r.buses = make([]uint32, rows*cols*(cols+rows))
+		r.buses = make([]uint32, rows*cols*busBlock(rows, cols))
 	}
 	in, o := int(p.inTile), int(out.srcTile)
 	ser := Time(p.Size) * m.p.TileUnitTime
-	row := &r.buses[in*cols+o%cols]
+	ri, ci := busIndex(rows, cols, in, o)
+	row := &r.buses[ri]
 	start := max(m.k.Now(), r.busBase+Time(*row))
-	col := &r.buses[rows*cols*cols+(in/cols*cols+o%cols)*rows+o/cols]
+	col := &r.buses[ci]
 	at := max(start+m.p.RowBus, r.busBase+Time(*col))
 	r.setBus(row, start+ser)
 	r.setBus(col, at+ser)
@@ -171,6 +174,21 @@ func (r *Router) cross(p *Packet, out *Channel) Time {
 	at += m.p.ColumnBus
 	m.k.At(at, r, 0, p)
 	return at
+}
+
+// busBlock is the length of a block of a tiled router's buses (Router.buses)
+// for rows of cols tiles: the row buses of an input row's cols tiles to one
+// output column, then that column's rows column buses, rounded up to 16
+// (64 bytes). So the two buses of a crossing are in one cache line (Aries:
+// 8 and 6 of a block's 16), where by bus kind they were two lines apart.
+func busBlock(rows, cols int) int { return (cols + rows + 15) &^ 15 }
+
+// busIndex is where in Router.buses the row bus and the column bus are that
+// a packet from input tile in to output tile o crosses, tiles numbered
+// row by row.
+func busIndex(rows, cols, in, o int) (row, col int) {
+	block := (in/cols*cols + o%cols) * busBlock(rows, cols)
+	return block + in%cols, block + cols + o/cols
 }
 
 // setBus makes *b, one of the router's buses, free at t (not before now).
