@@ -410,12 +410,10 @@ func (c *Channel) pick() *Packet {
 // next credit comes back, if one is on its way.
 func (c *Channel) firstReturn(vc int, wake Time) Time {
 	if c.returningVCs>>vc&1 == 0 {
-		return wake
+		return wake // no list: nothing on its way
 	}
-	if id := c.vcList()[vc].returns; id != 0 {
-		if l := c.m.returnList(id); l.len() > 0 && (wake < 0 || l.first.at < wake) {
-			return l.first.at
-		}
+	if at := c.m.returnList(c.vcList()[vc].returns).first.at; wake < 0 || at < wake {
+		return at
 	}
 	return wake
 }
