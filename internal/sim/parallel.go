@@ -179,6 +179,7 @@ func NewParallel(seed uint64, n int, lookahead Time) (*Parallel, error) {
 	for i := range n {
 		k := New(seed)
 		k.part = &partition{run: r, index: i, outMin: math.MaxInt64, nextAt: -1}
+		k.queue.maxMask = 1<<ringPartBits - 1
 		for b := range k.part.out {
 			k.part.out[b].ends = make([]int32, n)
 			k.part.out[b].next = make([]int32, n)

@@ -29,7 +29,9 @@ import "math/bits"
 // time, so this stays true as keys are taken. The ring starts with 64
 // buckets and doubles (its buckets half as wide, its span the same) each
 // time the near keys outnumber its buckets, up to 4,096 buckets (256 KiB
-// of keys).
+// of keys), or 256 (16 KiB) in a partition of a partitioned run, whose
+// hundreds of partitions' rings would otherwise take tens of megabytes
+// (docs/scale.md, "A partition's ring").
 type queue struct {
 	cur uint64 // time (above slotBits) of the key popped last
 	// keys are the near keys, bucketKeys a bucket: bucket j's n =
@@ -40,6 +42,9 @@ type queue struct {
 	count []uint8
 	mask  uint64 // the ring's size less one
 	width uint64
+	// maxMask is the ring's largest size less one: 1<<ringMaxBits - 1
+	// unless set before the first push (a partition's, ringPartBits).
+	maxMask uint64
 	// occ has bit j%64 of word j/64 set when bucket j has keys; sum has
 	// bit w set when occ's word w has.
 	occ  [1 << ringMaxBits / 64]uint64
@@ -57,9 +62,13 @@ const (
 	// 2^spanBits ps (262 ns) ahead are near.
 	spanBits = 18
 	// ringMinBits and ringMaxBits are the ring's least and largest sizes,
-	// in bits.
-	ringMinBits = 6
-	ringMaxBits = 12
+	// in bits; ringPartBits is the largest in a partition of a partitioned
+	// run (Parallel), where a ring of 1,024 buckets, or 4,096, took no
+	// fewer instructions on the 16-group Aries workload and about 30 or 140 MB
+	// more at the full system's peak.
+	ringMinBits  = 6
+	ringMaxBits  = 12
+	ringPartBits = 8
 	// farSpare is how many free chunks pop keeps the radix heap (stock),
 	// so that a PE's posts seldom allocate one from the PE's stack, which
 	// would grow it: TestPEStacksStayAtStart's bursts of posts at one time
@@ -112,7 +121,7 @@ func (q *queue) pushNear(e uint64) bool {
 	q.occ[j/64] |= 1 << (j % 64)
 	q.sum |= 1 << (j / 64)
 	q.near++
-	if q.near > int(q.mask) && q.mask < 1<<ringMaxBits-1 {
+	if q.near > int(q.mask) && q.mask < q.maxMask {
 		q.crowded = true // widened by the next pop
 	}
 	return true
@@ -138,6 +147,9 @@ func (q *queue) makeRing(n uint) {
 func (q *queue) widen() {
 	q.crowded = false
 	if q.keys == nil {
+		if q.maxMask == 0 {
+			q.maxMask = 1<<ringMaxBits - 1
+		}
 		q.makeRing(ringMinBits)
 		return
 	}

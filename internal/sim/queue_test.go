@@ -70,35 +70,48 @@ func TestQueueTakesLeastKey(t *testing.T) {
 // ring's (so that the near keys go round the ring and past its end, and
 // buckets fill), at several numbers pending (the ring at several sizes),
 // the queue takes exactly the least pending key every time, as a sorted
-// reference does.
+// reference does; and so does a partition's queue, whose ring stops at
+// 1<<ringPartBits buckets.
 func TestQueueRing(t *testing.T) {
-	for _, pending := range []int{10, 100, 1000, 5000, 20000} {
-		for _, span := range []int{1 << 10, 1 << (spanBits - 2), 1 << spanBits, 1 << (spanBits + 1)} {
-			rng := rand.New(rand.NewPCG(uint64(pending), uint64(span)))
-			var q queue
-			var ref []uint64
-			used := map[uint64]bool{}
-			now := uint64(0)
-			push := func() {
-				pushBoth(&q, &ref, used, (now+uint64(rng.IntN(span)))<<slotBits|uint64(rng.IntN(1<<slotBits)))
-			}
-			for range pending {
-				push()
-			}
-			for step := range 20000 {
-				e := q.pop()
-				require.Equal(t, ref[0], e, "pending %d span %d step %d: pop", pending, span, step)
-				ref = ref[1:]
-				delete(used, e)
-				now = e >> slotBits
-				for len(ref) < pending {
-					push()
-				}
-				if step%7 == 0 {
-					require.Equal(t, ref[0], q.min(), "pending %d span %d step %d: min", pending, span, step)
-				}
+	for _, maxBits := range []int{ringMaxBits, ringPartBits} {
+		for _, pending := range []int{10, 100, 1000, 5000, 20000} {
+			for _, span := range []int{1 << 10, 1 << (spanBits - 2), 1 << spanBits, 1 << (spanBits + 1)} {
+				queueRing(t, maxBits, pending, span)
 			}
 		}
+	}
+}
+
+// queueRing is TestQueueRing's run of a queue whose ring may grow to
+// 1<<maxBits buckets, with pending keys spread over span ps.
+func queueRing(t *testing.T, maxBits, pending, span int) {
+	rng := rand.New(rand.NewPCG(uint64(pending), uint64(span)))
+	q := queue{maxMask: 1<<maxBits - 1}
+	var ref []uint64
+	used := map[uint64]bool{}
+	now := uint64(0)
+	push := func() {
+		pushBoth(&q, &ref, used, (now+uint64(rng.IntN(span)))<<slotBits|uint64(rng.IntN(1<<slotBits)))
+	}
+	for range pending {
+		push()
+	}
+	for step := range 20000 {
+		e := q.pop()
+		require.Equal(t, ref[0], e, "ring of %d bits, pending %d span %d step %d: pop", maxBits, pending, span, step)
+		ref = ref[1:]
+		delete(used, e)
+		now = e >> slotBits
+		for len(ref) < pending {
+			push()
+		}
+		if step%7 == 0 {
+			require.Equal(t, ref[0], q.min(), "ring of %d bits, pending %d span %d step %d: min", maxBits, pending, span, step)
+		}
+	}
+	require.LessOrEqual(t, len(q.count), 1<<maxBits, "pending %d span %d: the ring's buckets", pending, span)
+	if pending >= 20000 && span >= 1<<(spanBits-2) && span <= 1<<spanBits {
+		require.Equal(t, 1<<maxBits, len(q.count), "pending %d span %d: a crowded ring at its largest", pending, span)
 	}
 }
 
@@ -225,4 +238,19 @@ func pushShared(rng *rand.Rand, base uint64, n int, push func(uint64)) {
 		tm := base + uint64(rng.IntN(4))
 		push(tm<<slotBits | uint64(rng.IntN(1<<slotBits)))
 	}
+}
+
+// TestPartitionRingSmaller: a partitioned run's kernels keep their rings
+// to 1<<ringPartBits buckets (a full system has hundreds of partitions);
+// one kernel's may grow to 1<<ringMaxBits.
+func TestPartitionRingSmaller(t *testing.T) {
+	r, err := NewParallel(1, 3, 100)
+	require.NoError(t, err)
+	for i := range r.Partitions() {
+		require.Equal(t, uint64(1<<ringPartBits-1), r.Partition(i).queue.maxMask, "partition %d", i)
+	}
+	k := New(1)
+	k.queue.push(1 << slotBits)
+	k.queue.pop()
+	require.Equal(t, uint64(1<<ringMaxBits-1), k.queue.maxMask)
 }
