@@ -30,8 +30,19 @@ import (
 // rule: a strict read after every earlier write.) Relaxed writes, and
 // default and relaxed reads, are issued as soon as they reach the bridge.
 // Reads complete in the order they were issued, except under relaxed
-// ordering. With one PE per node, or a few on one die, the orders cost
-// little; with PEs on several dies their interleaved
+// ordering. Nor may a strict write pass an earlier read: under GNI's strict
+// processor-interface ordering "all local memory and network operations
+// are completed in the order they are issued ... without overtaking"
+// (MOP II), where default ordering lets reads pass writes and writes pass
+// reads, as PCI's and HT's posted writes may. A strict
+// write to the die of an earlier read follows that read through the die's
+// controller, which serves reads ahead of the writes it buffers and never
+// a write ahead of an earlier read; one to another die is issued only once
+// the read has read memory, as nothing orders the two on their separate
+// ways (the reason a write to another die than the last waits for that
+// one's acknowledgement). (Aries' host interface has no such rule: see
+// aries/host.go.) With one PE per node, or a few on one die, the orders
+// cost little; with PEs on several dies their interleaved
 // streams switch dies often, and every switch waits a round trip: strict
 // ordering cannot tell the ranks' independent transfers apart and makes them
 // interfere (MOP III.A's conjecture).
@@ -67,6 +78,7 @@ type host struct {
 	lastAck   Time                     // its acknowledgement
 	acked     Time                     // when every write so far is acknowledged
 	readDone  Time                     // completion of the last ordered read
+	readAt    [Dies]Time               // when the latest read of each die reads memory
 	dieWrites [Dies]int64              // writes to each die (statistics)
 	dieSwitch int64                    // ordered writes that waited for a die switch
 }
@@ -100,6 +112,13 @@ func (h *host) Write(t Time, n, cnt, die int, order conduit.OrderingMode) (taken
 	taken = max(t, h.upFree, h.slots[slot])
 	h.upFree = taken + htTime(n+cnt*HTOverheadBytes)
 	issue := h.upFree + HTLatency
+	if order == conduit.OrderStrict {
+		for d, at := range h.readAt {
+			if d != die {
+				issue = max(issue, at)
+			}
+		}
+	}
 	if order != conduit.OrderRelaxed {
 		issue = max(issue, h.lastIssue)
 		if die != h.lastDie && h.nWrites > 0 {
@@ -142,7 +161,9 @@ func (h *host) Read(t Time, cnt, die int, order conduit.OrderingMode) (snapshot,
 		done = max(done, h.readDone)
 		h.readDone = done
 	}
-	return issue + l/2, done
+	snapshot = issue + l/2
+	h.readAt[die] = max(h.readAt[die], snapshot)
+	return snapshot, done
 }
 
 // hostBytes is a node's host interface's memory, for Plan.

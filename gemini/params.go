@@ -251,9 +251,12 @@ const (
 	// coherent HT hop, with its probes). Set from G-ORD-RATIO, within what
 	// Magny-Cours' local and one-hop latencies allow: an ordered write to
 	// another die than the last waits for the last one's acknowledgement,
-	// so these decide what strict ordering costs many PEs.
+	// and a strict one for the earlier reads of other dies, so these
+	// decide what strict ordering costs many PEs. (RemoteWriteLatency was
+	// 160 ns before strict writes waited for reads; the row took it again
+	// when they did.)
 	LocalWriteLatency  = 80 * ns
-	RemoteWriteLatency = 160 * ns
+	RemoteWriteLatency = 100 * ns
 	// LocalReadLatency and RemoteReadLatency are the time from the host
 	// bridge issuing a NIC read to the data being on its way back. Assumed.
 	LocalReadLatency  = 90 * ns

@@ -280,9 +280,17 @@ func ordMonoRow(s *Session) (Measurement, error) {
 }
 
 func ordDefRow(s *Session) (Measurement, error) {
-	outside := 0
+	outside, points, below := 0, 0, 0
 	var parts []string
+	low, lowAt := math.Inf(1), ""
 	check := func(st, de, re float64, point string) {
+		points++
+		if de < st {
+			below++
+		}
+		if de/st < low {
+			low, lowAt = de/st, fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re)
+		}
 		if de < 0.95*st || de > 1.05*re {
 			outside++
 			parts = append(parts, fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re))
@@ -326,6 +334,9 @@ func ordDefRow(s *Session) (Measurement, error) {
 			check(bw[3*i], bw[3*i+1], bw[3*i+2], fmt.Sprintf("%s %s 24/node", strings.ToUpper(mech.String()), units.HumanBytes(int64(size))))
 		}
 	}
+	// Then how close default comes to strict: the points it is below at
+	// all, and the lowest.
+	parts = append(parts, fmt.Sprintf("default below strict at %d of %d points; lowest against strict (%.1f%%) %s", below, points, 100*(low-1), lowAt))
 	return Measurement{Values: []float64{float64(outside)}, Detail: strings.Join(parts, "; ")}, nil
 }
 
