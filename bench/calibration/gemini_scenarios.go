@@ -280,13 +280,20 @@ func ordMonoRow(s *Session) (Measurement, error) {
 }
 
 func ordDefRow(s *Session) (Measurement, error) {
-	outside, points, below := 0, 0, 0
+	outside, points, below, gaps, closer := 0, 0, 0, 0, 0
 	var parts []string
 	low, lowAt := math.Inf(1), ""
 	check := func(st, de, re float64, point string) {
 		points++
 		if de < st {
 			below++
+		}
+		if re > 1.05*st {
+			// A gap between the modes to be closer to one end of.
+			gaps++
+			if de-st < re-de {
+				closer++
+			}
 		}
 		if de/st < low {
 			low, lowAt = de/st, fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re)
@@ -336,8 +343,12 @@ func ordDefRow(s *Session) (Measurement, error) {
 	}
 	// Then how close default comes to strict: the points it is below at
 	// all, and the lowest.
-	parts = append(parts, fmt.Sprintf("default below strict at %d of %d points; lowest against strict (%.1f%%) %s", below, points, 100*(low-1), lowAt))
-	return Measurement{Values: []float64{float64(outside)}, Detail: strings.Join(parts, "; ")}, nil
+	parts = append(parts, fmt.Sprintf("default below strict at %d of %d points; lowest against strict (%.1f%%) %s; closer to strict than to relaxed at %d of the %d points where relaxed is more than 5%% above strict", below, points, 100*(low-1), lowAt, closer, gaps))
+	share := 0.0
+	if gaps > 0 {
+		share = 100 * float64(closer) / float64(gaps)
+	}
+	return Measurement{Values: []float64{float64(outside), share}, Detail: strings.Join(parts, "; ")}, nil
 }
 
 // figure3Sizes are the sizes of G-ORD-DEF's Figure 3 runs: 8 B to 64 KiB,
