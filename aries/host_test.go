@@ -73,3 +73,17 @@ func TestHostToNICStoreBeforeBookedData(t *testing.T) {
 	assert.Equal(t, 10*us+pcieTime(4096)+PCIeLatency, data)
 	assert.Equal(t, 1*us+pcieTime(88)+PCIeLatency, h.ToNIC(1*us, 88))
 }
+
+// Unlike Gemini's HT interface, a strict write here does not wait for an
+// earlier read of the other socket: PCI-Express lets a posted write pass
+// a read (the strict rule is for reads behind writes only; A-ORD).
+func TestHostStrictWritePassesReads(t *testing.T) {
+	for _, loc := range []int{0, 1} {
+		h := &host{}
+		snap, _ := h.Read(0, 1, 1-loc, conduit.OrderStrict)
+		_, v := h.Write(1*ns, 64, 1, loc, conduit.OrderStrict)
+		at := max(1*ns, pcieTime(PCIeOverheadBytes)) + pcieTime(64+PCIeOverheadBytes) + PCIeLatency
+		require.Greater(t, snap, at, "socket %d: the read reads memory after the write reaches the host", loc)
+		assert.Equal(t, at+memLatency(MemoryWriteLatency, loc), v, "socket %d: the strict write does not wait for the read", loc)
+	}
+}
