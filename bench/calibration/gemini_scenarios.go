@@ -284,6 +284,7 @@ func ordDefRow(s *Session) (Measurement, error) {
 	var parts []string
 	low, lowAt := math.Inf(1), ""
 	check := func(st, de, re float64, point string) {
+		at := fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re)
 		points++
 		if de < st {
 			below++
@@ -296,11 +297,11 @@ func ordDefRow(s *Session) (Measurement, error) {
 			}
 		}
 		if de/st < low {
-			low, lowAt = de/st, fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re)
+			low, lowAt = de/st, at
 		}
 		if de < 0.95*st || de > 1.05*re {
 			outside++
-			parts = append(parts, fmt.Sprintf("%s: strict %.0f default %.0f relaxed %.0f", point, st, de, re))
+			parts = append(parts, at)
 		}
 	}
 	orders := []pgas.Ordering{pgas.OrderStrict, pgas.OrderDefault, pgas.OrderRelaxed}
