@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/gopgas/gopgas/conduit"
+	"github.com/gopgas/gopgas/internal/prefetch"
 )
 
 // Time is virtual time in picoseconds.
@@ -112,14 +114,6 @@ type Kernel struct {
 	runAt int
 	keys  []uint64 // gather's room for the keys it takes from the queue
 	batch []batchEntry
-	// readAhead is the sum of the codes of the bodies popBatch reads two
-	// events ahead of the one it returns, never used: reading a body
-	// brings it into the cache, where the run's events, read in
-	// tie-break order from slots all over the slab, are otherwise each a
-	// cache miss; its Fire then overlaps the wait (about 6% off a burst
-	// of 16 groups' posts, BenchmarkUniformRandom, and 17% off the full
-	// system's; docs/scale.md).
-	readAhead int32
 	// firing: an event is being processed (Step); an event it schedules
 	// for now joins the batch.
 	firing bool
@@ -378,6 +372,10 @@ func (k *Kernel) step(limit Time) bool {
 		if same {
 			k.gather(e)
 			slot = k.popBatch()
+		} else if n, ok := k.queue.nextInBucket(); ok {
+			// Likely the next event, unless this one schedules an
+			// earlier.
+			k.hintBody(uint32(n & slotMask))
 		}
 	}
 	bp := &k.slab[slot/bodyChunk].bodies[slot%bodyChunk]
@@ -428,6 +426,9 @@ func (k *Kernel) gather(e uint64) {
 	// The batch's heap is empty: its room is the radix sort's other
 	// buffer, and keeps what the sort grew it to.
 	k.batch = sortByTie(k.run, k.batch)[:0]
+	for _, r := range k.run[:min(len(k.run), bodyAhead)] {
+		k.hintBody(r.slot) // the rest as the run goes (ahead)
+	}
 }
 
 // Where sortByTie changes sorts (tie-breaks are distinct, so every sort
@@ -511,10 +512,7 @@ func (k *Kernel) pushBatch(x batchEntry) { k.batch = heapPush(k.batch, x, batchK
 func (k *Kernel) popBatch() uint32 {
 	if k.runAt < len(k.run) && (len(k.batch) == 0 || k.run[k.runAt].tie < k.batch[0].tie) {
 		k.runAt++
-		if k.runAt+1 < len(k.run) {
-			s := k.run[k.runAt+1].slot
-			k.readAhead += k.slab[s/bodyChunk].bodies[s%bodyChunk].code
-		}
+		k.ahead()
 		return k.run[k.runAt-1].slot
 	}
 	var top batchEntry
@@ -533,4 +531,37 @@ func (k *Kernel) RunUntil(t Time) {
 	if k.now < t {
 		k.now = t
 	}
+}
+
+// The run's events are read in tie-break order from slots all over the
+// slab, and their actors and packets from all over the heap: each would
+// be a cache miss when it runs. The kernel asks for them ahead instead
+// (internal/prefetch), so that the events before overlap the waits: a
+// body bodyAhead events before it runs (gather asks for the run's first),
+// its actor and data actorAhead before, once its body is in the cache
+// (docs/scale.md, "Lines asked for ahead"). An event alone at its time
+// asks for the body of the next key in its bucket of the queue, the
+// likely next event (step).
+const (
+	bodyAhead  = 6
+	actorAhead = 3
+)
+
+// ahead asks for the lines the run's next events will read, runAt being
+// the next to run after the one popBatch returns.
+func (k *Kernel) ahead() {
+	if i := k.runAt - 1 + bodyAhead; i < len(k.run) {
+		k.hintBody(k.run[i].slot)
+	}
+	if i := k.runAt - 1 + actorAhead; i < len(k.run) {
+		s := k.run[i].slot
+		b := &k.slab[s/bodyChunk].bodies[s%bodyChunk]
+		prefetch.Line(uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&b.a))[1]))
+		prefetch.Line(uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&b.data))[1]))
+	}
+}
+
+// hintBody asks for the body of the event in slot s.
+func (k *Kernel) hintBody(s uint32) {
+	prefetch.Line(uintptr(unsafe.Pointer(&k.slab[s/bodyChunk].bodies[s%bodyChunk])))
 }

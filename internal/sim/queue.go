@@ -207,6 +207,20 @@ func (q *queue) popBucket(j uint64) uint64 {
 	return e
 }
 
+// nextInBucket is the least key of the ring's bucket that popNext took
+// its key from last, if that bucket has keys left: a cheap guess at the
+// next key, for prefetching (it may not be the least pending key).
+func (q *queue) nextInBucket() (uint64, bool) {
+	if q.near == 0 {
+		return 0, false
+	}
+	j := q.cur >> (q.width & 63) & q.mask
+	if q.count[j] == 0 {
+		return 0, false
+	}
+	return q.least(j), true
+}
+
 // popFar takes far's least key.
 func (q *queue) popFar() uint64 {
 	e := q.far.pop()
